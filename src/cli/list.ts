@@ -1,0 +1,50 @@
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { presets } from '../policies/presets.js';
+import { autoscalePolicies, placementPolicies, recoveryPolicies, schedulingPolicies } from '../policies/registry.js';
+import { alignColumns } from '../report/summary-table.js';
+import { printJson } from './output.js';
+
+interface ListArgs {
+  json?: boolean;
+}
+
+/** Everything `dlsim list` reports: presets and the policies of each kind. */
+export function listing(): {
+  presets: typeof presets;
+  policies: { scheduling: string[]; placement: string[]; recovery: string[]; autoscale: string[] };
+} {
+  return {
+    presets,
+    policies: {
+      scheduling: Object.keys(schedulingPolicies),
+      placement: Object.keys(placementPolicies),
+      recovery: [...recoveryPolicies],
+      autoscale: [...autoscalePolicies],
+    },
+  };
+}
+
+/** `dlsim list`: the presets and policies this build knows. */
+export const listCommand: CommandModule<object, ListArgs> = {
+  command: 'list',
+  describe: 'List policy presets and policies',
+  builder: (yargs: Argv<object>) =>
+    yargs.option('json', { type: 'boolean', describe: 'print as one JSON object' }) as Argv<ListArgs>,
+  handler: (args: ArgumentsCamelCase<ListArgs>) => {
+    const data = listing();
+    if (args.json) return printJson(data);
+    const presetRows = Object.entries(data.presets).map(([name, s]) => [
+      `  ${name}`,
+      `scheduling=${s.scheduling} placement=${s.placement} recovery=${s.recovery} autoscale=${s.autoscale}`,
+      `  ${s.description}`,
+    ]);
+    const lines = [
+      'presets (use with --policy):',
+      alignColumns(presetRows),
+      '',
+      'policies:',
+      ...Object.entries(data.policies).map(([kind, names]) => `  ${kind.padEnd(11)} ${names.join(', ')}`),
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  },
+};

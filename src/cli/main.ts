@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { ConfigError } from '../errors.js';
+import { listCommand } from './list.js';
+import { reportError } from './output.js';
+import { runCommand } from './run.js';
+
+/** Parses the command line and runs the chosen command; resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await yargs(argv)
+      .scriptName('dlsim')
+      .usage('$0 <command> [options]')
+      .command(runCommand)
+      .command(listCommand)
+      .demandCommand(1, 'name a command: run, list')
+      .strict()
+      .fail((message, error) => {
+        // yargs reports its own parse failures as a message; errors from commands pass through.
+        throw error ?? new ConfigError('', `${message} (see dlsim --help)`);
+      })
+      .help()
+      .version()
+      .wrap(100)
+      .parseAsync();
+    return 0;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+process.exitCode = await main(hideBin(process.argv));

@@ -1,0 +1,44 @@
+/** Base class of every error dlsim raises on purpose. */
+export class SimError extends Error {
+  override name = 'SimError';
+}
+
+/** A user error in a scenario or option, located by file and YAML path (and line when known). */
+export class ConfigError extends SimError {
+  override name = 'ConfigError';
+  /** @param where "file.yaml:12: cluster.nodes[1].gpus" or just a file or option name. */
+  constructor(
+    readonly where: string,
+    readonly reason: string,
+  ) {
+    super(where ? `${where}: ${reason}` : reason);
+  }
+}
+
+/** A bad row in a trace file, located by file and line. */
+export class TraceError extends SimError {
+  override name = 'TraceError';
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly column: string,
+    readonly reason: string,
+  ) {
+    super(`${file}:${line}: ${column}: ${reason}`);
+  }
+}
+
+/** A broken internal invariant: a bug in dlsim, never a user error. */
+export class InvariantError extends SimError {
+  override name = 'InvariantError';
+}
+
+/** True when the error is the user's to fix (exit code 1), false when it is a bug (exit code 2). */
+export function isUserError(error: unknown): error is SimError {
+  return error instanceof SimError && !(error instanceof InvariantError);
+}
+
+/** Exhaustiveness check for switches over discriminated unions: reaching it is a bug. */
+export function assertNever(value: never): never {
+  throw new InvariantError(`unexpected value ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,132 @@
+import { quantileSorted } from 'd3-array';
+import type { JobRuntime } from '../sim/job-runtime.js';
+
+/** Mean and tail quantiles of a set of durations, in seconds. */
+export interface Quantiles {
+  readonly mean: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+}
+
+/** The run summary contract (DESIGN.md): keys are stable; add, never rename. */
+export interface RunSummary {
+  readonly scenario: string;
+  readonly policy: string;
+  readonly seed: number;
+  readonly jobs: { readonly submitted: number; readonly completed: number; readonly failed: number; readonly unfinished: number };
+  readonly makespanS: number;
+  readonly jctS: Quantiles;
+  readonly queueDelayS: Quantiles;
+  readonly ettr: number;
+  readonly runtimeRatio: number;
+  readonly gpuAllocationRate: number;
+  readonly gpuUtilization: number;
+  readonly cpuAllocationRate: number;
+  readonly faults: { readonly total: number; readonly byType: Readonly<Record<string, number>> };
+  readonly restarts: number;
+  readonly lostGpuHours: number;
+  readonly events: number;
+  readonly perf: { readonly wallS: number; readonly eventsPerS: number };
+}
+
+/** Everything the summary is computed from, at the end of a run. */
+export interface SummaryInput {
+  readonly scenario: string;
+  readonly policy: string;
+  readonly seed: number;
+  readonly jobs: readonly JobRuntime[];
+  /** Simulated time the run stopped at, in seconds. */
+  readonly endS: number;
+  readonly totalGpus: number;
+  readonly totalCpuMilli: number;
+  readonly allocatedGpuS: number;
+  readonly busyGpuS: number;
+  readonly allocatedCpuMilliS: number;
+  readonly faultsByType: Readonly<Record<string, number>>;
+  readonly events: number;
+}
+
+/** Builds the summary; `perf` is zero here and filled in by whoever timed the run. */
+export function buildSummary(input: SummaryInput): RunSummary {
+  const { jobs, endS } = input;
+  const completed = jobs.filter((j) => j.phase === 'completed');
+  const failed = jobs.filter((j) => j.phase === 'failed').length;
+  const firstSubmitS = jobs.reduce((earliest, j) => Math.min(earliest, j.spec.submitS), jobs[0]?.spec.submitS ?? 0);
+  const unfinished = jobs.length - completed.length - failed;
+  const lastEndS = unfinished > 0 ? endS : jobs.reduce((latest, j) => Math.max(latest, j.endS ?? 0), firstSubmitS);
+  const makespanS = Math.max(0, lastEndS - firstSubmitS);
+
+  const started = jobs.filter((j) => j.firstStartS !== null);
+  const weights = trainingWeights(started, endS);
+  let weightSum = 0;
+  let ettrSum = 0;
+  let runtimeSum = 0;
+  started.forEach((job, i) => {
+    const wallS = job.wallSinceStartS(endS);
+    const weight = weights[i]!;
+    if (wallS <= 0 || weight <= 0) return;
+    weightSum += weight;
+    ettrSum += weight * Math.min(1, job.effectiveS() / wallS);
+    runtimeSum += weight * Math.min(1, job.runningS / wallS);
+  });
+
+  const gpuCapacityS = input.totalGpus * makespanS;
+  const cpuCapacityS = input.totalCpuMilli * makespanS;
+  let faultsTotal = 0;
+  for (const count of Object.values(input.faultsByType)) faultsTotal += count;
+  return {
+    scenario: input.scenario,
+    policy: input.policy,
+    seed: input.seed,
+    jobs: { submitted: jobs.length, completed: completed.length, failed, unfinished },
+    makespanS: roundS(makespanS),
+    jctS: quantiles(completed.map((j) => j.endS! - j.spec.submitS)),
+    queueDelayS: quantiles(completed.map((j) => j.queueS(endS))),
+    ettr: roundRatio(weightSum > 0 ? ettrSum / weightSum : 0),
+    runtimeRatio: roundRatio(weightSum > 0 ? runtimeSum / weightSum : 0),
+    gpuAllocationRate: roundRatio(gpuCapacityS > 0 ? input.allocatedGpuS / gpuCapacityS : 0),
+    gpuUtilization: roundRatio(gpuCapacityS > 0 ? input.busyGpuS / gpuCapacityS : 0),
+    cpuAllocationRate: roundRatio(cpuCapacityS > 0 ? input.allocatedCpuMilliS / cpuCapacityS : 0),
+    faults: { total: faultsTotal, byType: { ...input.faultsByType } },
+    restarts: jobs.reduce((sum, j) => sum + j.restarts, 0),
+    lostGpuHours: 0,
+    events: input.events,
+    perf: { wallS: 0, eventsPerS: 0 },
+  };
+}
+
+/**
+ * Weights for the time ratios: GPU-seconds since first start for GPU jobs; when no started job
+ * holds GPUs, CPU-seconds for all.
+ */
+function trainingWeights(started: readonly JobRuntime[], endS: number): number[] {
+  const anyGpu = started.some((j) => j.gpusWhenRunning > 0);
+  return started.map((j) =>
+    anyGpu ? j.gpusWhenRunning * j.wallSinceStartS(endS) : j.cpuMilliWhenRunning * j.wallSinceStartS(endS),
+  );
+}
+
+/** Mean and quantiles (d3 type-7) of durations in seconds; all zero for an empty set. */
+export function quantiles(valuesS: readonly number[]): Quantiles {
+  if (valuesS.length === 0) return { mean: 0, p50: 0, p90: 0, p99: 0 };
+  const sorted = [...valuesS].sort((a, b) => a - b);
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    mean: roundS(sum / sorted.length),
+    p50: roundS(quantileSorted(sorted, 0.5)!),
+    p90: roundS(quantileSorted(sorted, 0.9)!),
+    p99: roundS(quantileSorted(sorted, 0.99)!),
+  };
+}
+
+/** Seconds rounded to milliseconds, so summaries print stably. */
+export function roundS(valueS: number): number {
+  return Math.round(valueS * 1000) / 1000;
+}
+
+/** Ratios rounded to six decimals. */
+export function roundRatio(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}

@@ -1,0 +1,252 @@
+import { InvariantError } from '../errors.js';
+import type { TaskPlacement } from './allocation.js';
+import { GPU_MILLI, type ClusterSpec, type NodeSpec } from './cluster-spec.js';
+
+/** Health of a node: up (schedulable), cordoned (healthy but closed to new work), down (unusable). */
+export type NodeHealth = 'up' | 'cordoned' | 'down';
+
+/** Read-only view of the cluster that policies receive; only the simulation changes the state behind it. */
+export interface ClusterView {
+  readonly nodes: readonly NodeSpec[];
+  /** Installed GPUs in the cluster. */
+  readonly totalGpus: number;
+  /** Installed CPU in thousandths of a core. */
+  readonly totalCpuMilli: number;
+  /** Installed memory in MiB. */
+  readonly totalMemMiB: number;
+  nodeHealth(nodeIndex: number): NodeHealth;
+  /** True when GPU `gpuIndex` of the node works. */
+  gpuUp(nodeIndex: number, gpuIndex: number): boolean;
+  /** True when the node accepts new tasks (up, not cordoned). */
+  schedulable(nodeIndex: number): boolean;
+  /** Unallocated share (thousandths) of one GPU; 0 when the GPU is down. */
+  gpuFreeMilli(nodeIndex: number, gpuIndex: number): number;
+  /** Healthy GPUs of the node with nothing on them. */
+  freeWholeGpus(nodeIndex: number): number;
+  freeCpuMilli(nodeIndex: number): number;
+  freeMemMiB(nodeIndex: number): number;
+  /** Tasks a job holds, or undefined when it holds none. */
+  tasksOf(jobId: string): readonly TaskPlacement[] | undefined;
+  /** GPU capacity allocated to jobs, in GPUs (shared GPUs count fractionally). */
+  readonly allocatedGpus: number;
+  /** CPU allocated to jobs, in thousandths of a core. */
+  readonly allocatedCpuMilli: number;
+  /** Free whole GPUs over schedulable nodes (an upper bound for any job's whole-GPU demand). */
+  readonly schedulableFreeWholeGpus: number;
+}
+
+/** The cluster's runtime state: health and allocations, changed only through checked methods. */
+export class ClusterState implements ClusterView {
+  readonly nodes: readonly NodeSpec[];
+  readonly totalGpus: number;
+  readonly totalCpuMilli: number;
+  readonly totalMemMiB: number;
+  private readonly health: NodeHealth[];
+  private readonly gpuIsUp: boolean[][];
+  private readonly gpuUsedMilli: number[][];
+  private readonly wholeFree: number[];
+  private readonly cpuUsedMilli: number[];
+  private readonly memUsedMiB: number[];
+  private readonly tasksByJob = new Map<string, TaskPlacement[]>();
+  private allocatedGpuMilliTotal = 0;
+  private allocatedCpuMilliTotal = 0;
+  private schedulableWholeFree = 0;
+
+  constructor(spec: ClusterSpec) {
+    this.nodes = spec.nodes;
+    this.health = spec.nodes.map(() => 'up');
+    this.gpuIsUp = spec.nodes.map((n) => new Array<boolean>(n.gpus).fill(true));
+    this.gpuUsedMilli = spec.nodes.map((n) => new Array<number>(n.gpus).fill(0));
+    this.wholeFree = spec.nodes.map((n) => n.gpus);
+    this.cpuUsedMilli = spec.nodes.map(() => 0);
+    this.memUsedMiB = spec.nodes.map(() => 0);
+    this.totalGpus = spec.nodes.reduce((sum, n) => sum + n.gpus, 0);
+    this.totalCpuMilli = spec.nodes.reduce((sum, n) => sum + n.cpuMilli, 0);
+    this.totalMemMiB = spec.nodes.reduce((sum, n) => sum + n.memMiB, 0);
+    this.schedulableWholeFree = this.totalGpus;
+  }
+
+  nodeHealth(nodeIndex: number): NodeHealth {
+    return this.health[nodeIndex]!;
+  }
+
+  gpuUp(nodeIndex: number, gpuIndex: number): boolean {
+    return this.gpuIsUp[nodeIndex]![gpuIndex]!;
+  }
+
+  schedulable(nodeIndex: number): boolean {
+    return this.health[nodeIndex] === 'up';
+  }
+
+  gpuFreeMilli(nodeIndex: number, gpuIndex: number): number {
+    if (!this.gpuIsUp[nodeIndex]![gpuIndex]) return 0;
+    return GPU_MILLI - this.gpuUsedMilli[nodeIndex]![gpuIndex]!;
+  }
+
+  freeWholeGpus(nodeIndex: number): number {
+    return this.wholeFree[nodeIndex]!;
+  }
+
+  freeCpuMilli(nodeIndex: number): number {
+    return this.nodes[nodeIndex]!.cpuMilli - this.cpuUsedMilli[nodeIndex]!;
+  }
+
+  freeMemMiB(nodeIndex: number): number {
+    return this.nodes[nodeIndex]!.memMiB - this.memUsedMiB[nodeIndex]!;
+  }
+
+  tasksOf(jobId: string): readonly TaskPlacement[] | undefined {
+    return this.tasksByJob.get(jobId);
+  }
+
+  get allocatedGpus(): number {
+    return this.allocatedGpuMilliTotal / GPU_MILLI;
+  }
+
+  get allocatedCpuMilli(): number {
+    return this.allocatedCpuMilliTotal;
+  }
+
+  get schedulableFreeWholeGpus(): number {
+    return this.schedulableWholeFree;
+  }
+
+  /** Ids of jobs holding at least one task on the node, in allocation order. */
+  jobsOnNode(nodeIndex: number): string[] {
+    const ids: string[] = [];
+    for (const [jobId, tasks] of this.tasksByJob) {
+      if (tasks.some((t) => t.nodeIndex === nodeIndex)) ids.push(jobId);
+    }
+    return ids;
+  }
+
+  /** Gives tasks to a job (added to what it holds); throws InvariantError on any breach, changing nothing. */
+  allocate(jobId: string, tasks: readonly TaskPlacement[]): void {
+    this.checkFits(jobId, tasks);
+    for (const task of tasks) this.apply(task, +1);
+    const held = this.tasksByJob.get(jobId);
+    if (held) held.push(...tasks);
+    else this.tasksByJob.set(jobId, [...tasks]);
+  }
+
+  /** Frees everything a job holds; returns the tasks it held (empty when none). */
+  release(jobId: string): readonly TaskPlacement[] {
+    const held = this.tasksByJob.get(jobId);
+    if (!held) return [];
+    for (const task of held) this.apply(task, -1);
+    this.tasksByJob.delete(jobId);
+    return held;
+  }
+
+  /** Changes a node's health; tasks already on a node that goes down stay until the simulation evicts them. */
+  setNodeHealth(nodeIndex: number, health: NodeHealth): void {
+    const wasSchedulable = this.schedulable(nodeIndex);
+    this.health[nodeIndex] = health;
+    const delta = (this.schedulable(nodeIndex) ? 1 : 0) - (wasSchedulable ? 1 : 0);
+    this.schedulableWholeFree += delta * this.wholeFree[nodeIndex]!;
+  }
+
+  /** Marks one GPU up or down; a down GPU is never allocated. */
+  setGpuUp(nodeIndex: number, gpuIndex: number, up: boolean): void {
+    const gpus = this.gpuIsUp[nodeIndex]!;
+    if (gpus[gpuIndex] === up) return;
+    const wasWholeFree = this.isWholeFree(nodeIndex, gpuIndex);
+    gpus[gpuIndex] = up;
+    this.adjustWholeFree(nodeIndex, (this.isWholeFree(nodeIndex, gpuIndex) ? 1 : 0) - (wasWholeFree ? 1 : 0));
+  }
+
+  /** Re-derives every counter from scratch and throws InvariantError if any differs or any capacity is exceeded. */
+  checkInvariants(): void {
+    const gpuUsed = this.nodes.map((n) => new Array<number>(n.gpus).fill(0));
+    const cpuUsed = this.nodes.map(() => 0);
+    const memUsed = this.nodes.map(() => 0);
+    for (const [jobId, tasks] of this.tasksByJob) {
+      for (const task of tasks) {
+        for (const g of task.gpuIndices) gpuUsed[task.nodeIndex]![g]! += task.demand.gpuMilli;
+        cpuUsed[task.nodeIndex]! += task.demand.cpuMilli;
+        memUsed[task.nodeIndex]! += task.demand.memMiB;
+        if (this.health[task.nodeIndex] === 'down') {
+          throw new InvariantError(`job ${jobId} holds a task on down node ${this.nodes[task.nodeIndex]!.name}`);
+        }
+      }
+    }
+    this.nodes.forEach((node, i) => {
+      const where = `node ${node.name}`;
+      if (cpuUsed[i] !== this.cpuUsedMilli[i] || cpuUsed[i]! > node.cpuMilli) {
+        throw new InvariantError(`${where}: CPU accounting ${this.cpuUsedMilli[i]} vs ${cpuUsed[i]} of ${node.cpuMilli}`);
+      }
+      if (memUsed[i] !== this.memUsedMiB[i] || memUsed[i]! > node.memMiB) {
+        throw new InvariantError(`${where}: memory accounting ${this.memUsedMiB[i]} vs ${memUsed[i]} of ${node.memMiB}`);
+      }
+      gpuUsed[i]!.forEach((used, g) => {
+        if (used !== this.gpuUsedMilli[i]![g] || used > GPU_MILLI) {
+          throw new InvariantError(`${where}: GPU ${g} accounting ${this.gpuUsedMilli[i]![g]} vs ${used}`);
+        }
+      });
+    });
+  }
+
+  private isWholeFree(nodeIndex: number, gpuIndex: number): boolean {
+    return this.gpuIsUp[nodeIndex]![gpuIndex]! && this.gpuUsedMilli[nodeIndex]![gpuIndex] === 0;
+  }
+
+  private adjustWholeFree(nodeIndex: number, delta: number): void {
+    this.wholeFree[nodeIndex]! += delta;
+    if (this.schedulable(nodeIndex)) this.schedulableWholeFree += delta;
+  }
+
+  private apply(task: TaskPlacement, sign: 1 | -1): void {
+    const i = task.nodeIndex;
+    for (const g of task.gpuIndices) {
+      const wasWholeFree = this.isWholeFree(i, g);
+      this.gpuUsedMilli[i]![g]! += sign * task.demand.gpuMilli;
+      this.adjustWholeFree(i, (this.isWholeFree(i, g) ? 1 : 0) - (wasWholeFree ? 1 : 0));
+    }
+    this.cpuUsedMilli[i]! += sign * task.demand.cpuMilli;
+    this.memUsedMiB[i]! += sign * task.demand.memMiB;
+    this.allocatedGpuMilliTotal += sign * task.gpuIndices.length * task.demand.gpuMilli;
+    this.allocatedCpuMilliTotal += sign * task.demand.cpuMilli;
+  }
+
+  private checkFits(jobId: string, tasks: readonly TaskPlacement[]): void {
+    // Sum per node/GPU first so that two tasks of one call cannot together overfill a node.
+    const cpu = new Map<number, number>();
+    const mem = new Map<number, number>();
+    const gpu = new Map<string, number>();
+    for (const task of tasks) {
+      const i = task.nodeIndex;
+      const node = this.nodes[i];
+      if (!node) throw new InvariantError(`job ${jobId}: no node with index ${i}`);
+      if (!this.schedulable(i)) {
+        throw new InvariantError(`job ${jobId}: node ${node.name} is ${this.health[i]}, not schedulable`);
+      }
+      const { demand } = task;
+      if (task.gpuIndices.length !== demand.gpus) {
+        throw new InvariantError(`job ${jobId}: task asks ${demand.gpus} GPUs but names ${task.gpuIndices.length}`);
+      }
+      if (new Set(task.gpuIndices).size !== task.gpuIndices.length) {
+        throw new InvariantError(`job ${jobId}: task names one GPU twice on ${node.name}`);
+      }
+      for (const g of task.gpuIndices) {
+        if (!(g >= 0 && g < node.gpus)) throw new InvariantError(`job ${jobId}: ${node.name} has no GPU ${g}`);
+        if (!this.gpuIsUp[i]![g]) throw new InvariantError(`job ${jobId}: GPU ${g} of ${node.name} is down`);
+        const key = `${i}:${g}`;
+        const used = (gpu.get(key) ?? this.gpuUsedMilli[i]![g]!) + demand.gpuMilli;
+        if (used > GPU_MILLI) {
+          throw new InvariantError(`job ${jobId}: GPU ${g} of ${node.name} over-allocated (${used}/${GPU_MILLI})`);
+        }
+        gpu.set(key, used);
+      }
+      const cpuUsed = (cpu.get(i) ?? this.cpuUsedMilli[i]!) + demand.cpuMilli;
+      if (cpuUsed > node.cpuMilli) {
+        throw new InvariantError(`job ${jobId}: CPU of ${node.name} over-allocated (${cpuUsed}/${node.cpuMilli} milli)`);
+      }
+      cpu.set(i, cpuUsed);
+      const memUsed = (mem.get(i) ?? this.memUsedMiB[i]!) + demand.memMiB;
+      if (memUsed > node.memMiB) {
+        throw new InvariantError(`job ${jobId}: memory of ${node.name} over-allocated (${memUsed}/${node.memMiB} MiB)`);
+      }
+      mem.set(i, memUsed);
+    }
+  }
+}

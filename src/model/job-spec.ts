@@ -1,0 +1,91 @@
+/** Job kinds: fixed-size trace replay, synchronous all-reduce training, asynchronous parameter-server training. */
+export type JobKind = 'batch' | 'allreduce' | 'ps';
+
+/** Roles a replica can play inside a job. */
+export type Role = 'worker' | 'ps' | 'chief';
+
+/** Resources one replica of a role asks for. */
+export interface ReplicaDemand {
+  /** Whole GPUs per replica (0 for CPU-only roles). */
+  readonly gpus: number;
+  /** Share of each of those GPUs in thousandths (1000 = whole GPU; < 1000 only with gpus = 1). */
+  readonly gpuMilli: number;
+  /** CPU per replica in thousandths of a core. */
+  readonly cpuMilli: number;
+  /** Memory per replica in MiB. */
+  readonly memMiB: number;
+}
+
+/** A role of a job: how many replicas and what each needs. */
+export interface RoleSpec {
+  readonly role: Role;
+  /** Requested replica count (for elastic workers: the count the nominal speed refers to). */
+  readonly replicas: number;
+  readonly demand: ReplicaDemand;
+}
+
+/** Elastic bounds on the worker count; absent means rigid. */
+export interface ElasticSpec {
+  readonly minReplicas: number;
+  readonly maxReplicas: number;
+  /** The worker count must be a multiple of this (DLRover's node_unit). */
+  readonly unit: number;
+}
+
+/** How a job turns its allocation into training speed (steps per second). */
+export type SpeedSpec =
+  /** Trace replay: runs `durationS` at its requested allocation; one unit of work per second. */
+  | { readonly kind: 'fixed' }
+  /**
+   * Synchronous data parallel with a fixed global batch: step time at n workers is
+   * computeS * n0 / n + commS * ring(n) / ring(max(n0, 2)), ring(n) = 2(n-1)/n, n0 = requested workers.
+   */
+  | { readonly kind: 'allreduce'; readonly computeS: number; readonly commS: number }
+  /** Optimus asynchronous PS model: steps/s = w / (t0 + t1*w/p + t2*w + t3*p). */
+  | {
+      readonly kind: 'ps-async';
+      readonly t0: number;
+      readonly t1: number;
+      readonly t2: number;
+      readonly t3: number;
+    };
+
+/** A job as submitted: everything the workload knows about it (static). */
+export interface JobSpec {
+  /** Unique job id. */
+  readonly id: string;
+  readonly kind: JobKind;
+  /** Submission time in seconds from the start of the simulation. */
+  readonly submitS: number;
+  /** Submitting user (for fairness policies and history); "" when unknown. */
+  readonly user: string;
+  /** Allowed GPU models; empty means any. */
+  readonly gpuTypes: readonly string[];
+  /** Roles in a fixed order; the worker role is always present. */
+  readonly roles: readonly RoleSpec[];
+  /** Elastic worker bounds, when the job can change its worker count. */
+  readonly elastic: ElasticSpec | null;
+  /** Work to do, in steps (for `fixed` speed: seconds of runtime at the requested allocation). */
+  readonly totalSteps: number;
+  readonly speed: SpeedSpec;
+  /** Where the job came from, for error messages: "file:line" or a YAML path. */
+  readonly source: string;
+}
+
+/** Total demand of all replicas of a job at its requested size. */
+export function totalDemand(job: JobSpec): { gpuMilli: number; cpuMilli: number; memMiB: number } {
+  let gpuMilli = 0;
+  let cpuMilli = 0;
+  let memMiB = 0;
+  for (const role of job.roles) {
+    gpuMilli += role.replicas * role.demand.gpus * role.demand.gpuMilli;
+    cpuMilli += role.replicas * role.demand.cpuMilli;
+    memMiB += role.replicas * role.demand.memMiB;
+  }
+  return { gpuMilli, cpuMilli, memMiB };
+}
+
+/** GPUs a job asks for at its requested size, counting shared GPUs fractionally. */
+export function requestedGpus(job: JobSpec): number {
+  return totalDemand(job).gpuMilli / 1000;
+}

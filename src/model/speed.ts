@@ -1,0 +1,52 @@
+import { assertNever } from '../errors.js';
+import type { JobSpec, RoleSpec } from './job-spec.js';
+
+/** Replica counts a job runs with, as its speed model needs them. */
+export interface JobShape {
+  readonly workers: number;
+  readonly ps: number;
+}
+
+/** The job's requested shape: the replica counts in its spec. */
+export function requestedShape(spec: JobSpec): JobShape {
+  return { workers: replicasOfRole(spec.roles, 'worker'), ps: replicasOfRole(spec.roles, 'ps') };
+}
+
+/** Training speed in steps per second for a shape, before slowdowns; 0 when the shape cannot train. */
+export function stepsPerS(spec: JobSpec, shape: JobShape): number {
+  const speed = spec.speed;
+  switch (speed.kind) {
+    case 'fixed':
+      return 1;
+    case 'allreduce':
+      return shape.workers > 0 ? 1 / allreduceStepTimeS(speed.computeS, speed.commS, requestedShape(spec).workers, shape.workers) : 0;
+    case 'ps-async': {
+      const { workers: w, ps: p } = shape;
+      if (w <= 0 || p <= 0) return 0;
+      return w / (speed.t0 + (speed.t1 * w) / p + speed.t2 * w + speed.t3 * p);
+    }
+    default:
+      return assertNever(speed);
+  }
+}
+
+/** Steps per second at the requested shape: the speed effective training time is measured against. */
+export function nominalStepsPerS(spec: JobSpec): number {
+  return stepsPerS(spec, requestedShape(spec));
+}
+
+/**
+ * Synchronous data-parallel step time in seconds at n workers with a fixed global batch:
+ * compute shrinks as n0/n; the ring all-reduce cost grows as 2(n-1)/n, scaled so that
+ * `commS` is its cost at the requested size n0 (at 2 workers when n0 = 1).
+ */
+export function allreduceStepTimeS(computeS: number, commS: number, requestedWorkers: number, workers: number): number {
+  const ring = (n: number): number => (2 * (n - 1)) / n;
+  return (computeS * requestedWorkers) / workers + (commS * ring(workers)) / ring(Math.max(requestedWorkers, 2));
+}
+
+function replicasOfRole(roles: readonly RoleSpec[], role: RoleSpec['role']): number {
+  let count = 0;
+  for (const r of roles) if (r.role === role) count += r.replicas;
+  return count;
+}

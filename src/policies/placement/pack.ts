@@ -1,0 +1,126 @@
+import type { TaskPlacement } from '../../model/allocation.js';
+import { copyFree, takeReplica, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
+import { GPU_MILLI } from '../../model/cluster-spec.js';
+import type { ReplicaDemand, Role } from '../../model/job-spec.js';
+import type { PlacementPolicy, PlacementRequest } from '../types.js';
+import { nodeAllows } from './node-filter.js';
+
+/** Replicas of one role and shape still to place. */
+interface ReplicaGroup {
+  readonly role: Role;
+  readonly demand: ReplicaDemand;
+  remaining: number;
+}
+
+/**
+ * `pack`: fewest nodes, best fit. Repeatedly picks the node that can take the most of the
+ * remaining replicas; ties go to the node left with the fewest free GPUs, then the least free
+ * CPU, then the lowest index.
+ */
+export const packPlacement: PlacementPolicy = {
+  name: 'pack',
+  place(scratch: CapacityScratch, request: PlacementRequest): TaskPlacement[] | null {
+    const groups = groupReplicas(request);
+    let wholeGpusNeeded = 0;
+    for (const group of groups) {
+      if (group.demand.gpuMilli >= GPU_MILLI) wholeGpusNeeded += group.remaining * group.demand.gpus;
+    }
+    if (wholeGpusNeeded > scratch.freeWholeGpusTotal) return null;
+
+    const placed: TaskPlacement[] = [];
+    let remaining = request.replicas.length;
+    while (remaining > 0) {
+      const best = bestNode(scratch, groups, request.gpuTypes);
+      if (best === null) {
+        scratch.unreserve(placed);
+        return null;
+      }
+      for (const group of groups) {
+        while (group.remaining > 0) {
+          if (!nodeAllows(scratch.nodes[best]!, group.demand, request.gpuTypes)) break;
+          const task = scratch.reserve(best, group.role, group.demand);
+          if (task === null) break;
+          placed.push(task);
+          group.remaining--;
+          remaining--;
+        }
+      }
+    }
+    return placed;
+  },
+};
+
+function groupReplicas(request: PlacementRequest): ReplicaGroup[] {
+  const groups: ReplicaGroup[] = [];
+  for (const replica of request.replicas) {
+    const last = groups[groups.length - 1];
+    if (last && last.role === replica.role && last.demand === replica.demand) last.remaining++;
+    else groups.push({ role: replica.role, demand: replica.demand, remaining: 1 });
+  }
+  return groups;
+}
+
+/** The node that takes the most remaining replicas (best fit on ties), or null when none takes any. */
+function bestNode(scratch: CapacityScratch, groups: readonly ReplicaGroup[], gpuTypes: readonly string[]): number | null {
+  const open = groups.filter((g) => g.remaining > 0);
+  let best: number | null = null;
+  let bestCount = 0;
+  let bestLeftGpuMilli = Infinity;
+  let bestLeftCpuMilli = Infinity;
+  for (let i = 0; i < scratch.nodes.length; i++) {
+    const score = open.length === 1 ? scoreOneShape(scratch, i, open[0]!, gpuTypes) : scoreMixed(scratch, i, open, gpuTypes);
+    if (score === null) continue;
+    const { count, leftGpuMilli, leftCpuMilli } = score;
+    if (
+      count > bestCount ||
+      (count === bestCount &&
+        (leftGpuMilli < bestLeftGpuMilli || (leftGpuMilli === bestLeftGpuMilli && leftCpuMilli < bestLeftCpuMilli)))
+    ) {
+      best = i;
+      bestCount = count;
+      bestLeftGpuMilli = leftGpuMilli;
+      bestLeftCpuMilli = leftCpuMilli;
+    }
+  }
+  return best;
+}
+
+/** How many replicas a node takes and what it has left after them; null when it takes none. */
+interface NodeScore {
+  readonly count: number;
+  readonly leftGpuMilli: number;
+  readonly leftCpuMilli: number;
+}
+
+/** Scores a node for replicas of one shape without copying its state (the common, hot case). */
+function scoreOneShape(scratch: CapacityScratch, i: number, group: ReplicaGroup, gpuTypes: readonly string[]): NodeScore | null {
+  if (!nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes)) return null;
+  const count = Math.min(group.remaining, scratch.fitCount(i, group.demand));
+  if (count === 0) return null;
+  const { demand } = group;
+  return {
+    count,
+    leftGpuMilli: demand.gpus > 0 ? scratch.freeGpuMilli(i) - count * demand.gpus * demand.gpuMilli : scratch.freeGpuMilli(i),
+    leftCpuMilli: scratch.freeCpuMilli(i) - count * demand.cpuMilli,
+  };
+}
+
+/** Scores a node for replicas of several shapes by taking them, in order, from a copy of its free resources. */
+function scoreMixed(
+  scratch: CapacityScratch,
+  i: number,
+  groups: readonly ReplicaGroup[],
+  gpuTypes: readonly string[],
+): NodeScore | null {
+  const node = scratch.nodes[i]!;
+  if (!groups.some((g) => nodeAllows(node, g.demand, gpuTypes) && scratch.fitCount(i, g.demand) > 0)) return null;
+  const left: NodeFree = copyFree(scratch.free(i));
+  let count = 0;
+  for (const group of groups) {
+    if (!nodeAllows(node, group.demand, gpuTypes)) continue;
+    for (let k = 0; k < group.remaining && takeReplica(left, group.demand) !== null; k++) count++;
+  }
+  let leftGpuMilli = 0;
+  for (const milli of left.gpuFreeMilli) leftGpuMilli += milli;
+  return { count, leftGpuMilli, leftCpuMilli: left.cpuMilli };
+}

@@ -1,0 +1,79 @@
+import type { TaskPlacement } from '../model/allocation.js';
+import type { CapacityScratch } from '../model/capacity.js';
+import type { ClusterView } from '../model/cluster-state.js';
+import type { JobSpec, ReplicaDemand, Role } from '../model/job-spec.js';
+
+/** Lifecycle of a job in the simulation. */
+export type JobPhase = 'waiting' | 'queued' | 'running' | 'completed' | 'failed';
+
+/** What a policy may read about a job. */
+export interface JobView {
+  readonly spec: JobSpec;
+  readonly phase: JobPhase;
+  /** First time the job started running, or null. */
+  readonly firstStartS: number | null;
+  /** Steps done so far (brought up to date before every policy call). */
+  readonly progressSteps: number;
+  /** Worker replicas it currently runs with (0 when not running). */
+  readonly workers: number;
+}
+
+/** One replica to place: its role and what it needs. */
+export interface ReplicaRequest {
+  readonly role: Role;
+  readonly demand: ReplicaDemand;
+}
+
+/** A set of replicas of one job to place together (a gang). */
+export interface PlacementRequest {
+  readonly jobId: string;
+  /** Allowed GPU models for GPU replicas; empty means any. */
+  readonly gpuTypes: readonly string[];
+  readonly replicas: readonly ReplicaRequest[];
+}
+
+/** Chooses nodes (and GPUs) for a gang of replicas. */
+export interface PlacementPolicy {
+  readonly name: string;
+  /** Reserves all replicas in `scratch` and returns their tasks, or returns null and reserves nothing. */
+  place(scratch: CapacityScratch, request: PlacementRequest): TaskPlacement[] | null;
+}
+
+/** What a scheduling policy sees at one scheduling pass. */
+export interface SchedulingContext {
+  /** Current simulated time in seconds. */
+  readonly nowS: number;
+  readonly cluster: ClusterView;
+  /** Jobs waiting to start, in submission order. */
+  readonly queued: readonly JobView[];
+  /** Jobs currently running, in start order. */
+  readonly running: readonly JobView[];
+  /** The placement policy of the stack. */
+  readonly placement: PlacementPolicy;
+  /** A fresh scratch copy of the current free capacity to plan in. */
+  scratch(): CapacityScratch;
+}
+
+/** One action a scheduling policy asks for. */
+export type SchedulingAction = { readonly kind: 'start'; readonly jobId: string; readonly tasks: readonly TaskPlacement[] };
+
+/** Decides which queued jobs start (and later: resize, preempt). Must not change anything it is given. */
+export interface SchedulingPolicy {
+  readonly name: string;
+  schedule(context: SchedulingContext): SchedulingAction[];
+}
+
+/** The replicas of a job at its requested size (worker count overridable for elastic jobs), in role order. */
+export function replicasOf(spec: JobSpec, workers?: number): ReplicaRequest[] {
+  const replicas: ReplicaRequest[] = [];
+  for (const role of spec.roles) {
+    const count = role.role === 'worker' && workers !== undefined ? workers : role.replicas;
+    for (let r = 0; r < count; r++) replicas.push({ role: role.role, demand: role.demand });
+  }
+  return replicas;
+}
+
+/** A placement request for a job at its requested size. */
+export function placementRequestOf(spec: JobSpec, workers?: number): PlacementRequest {
+  return { jobId: spec.id, gpuTypes: spec.gpuTypes, replicas: replicasOf(spec, workers) };
+}

@@ -1,0 +1,46 @@
+import { stringify } from 'csv-stringify/sync';
+import { roundRatio, roundS } from '../metrics/summary.js';
+import { requestedGpus } from '../model/job-spec.js';
+import type { JobRuntime } from '../sim/job-runtime.js';
+
+/** Columns of jobs.csv, in order (DESIGN.md contract; new columns are appended). */
+export const JOB_COLUMNS = [
+  'id',
+  'kind',
+  'submitS',
+  'startS',
+  'endS',
+  'jctS',
+  'queueS',
+  'state',
+  'gpus',
+  'restarts',
+  'ettr',
+  'lostGpuHours',
+  'runningS',
+  'failureReason',
+] as const;
+
+/** One row per job, as of the end of the run at `endS`; empty cells for what never happened. */
+export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
+  const rows = jobs.map((job) => {
+    const wallS = job.wallSinceStartS(endS);
+    return [
+      job.spec.id,
+      job.spec.kind,
+      roundS(job.spec.submitS),
+      job.firstStartS === null ? '' : roundS(job.firstStartS),
+      job.endS === null ? '' : roundS(job.endS),
+      job.phase === 'completed' ? roundS(job.endS! - job.spec.submitS) : '',
+      roundS(job.queueS(endS)),
+      job.phase,
+      roundRatio(job.gpusWhenRunning || requestedGpus(job.spec)),
+      job.restarts,
+      wallS > 0 ? roundRatio(Math.min(1, job.effectiveS() / wallS)) : '',
+      0,
+      roundS(job.runningS),
+      job.failureReason ?? '',
+    ];
+  });
+  return stringify([[...JOB_COLUMNS], ...rows]);
+}

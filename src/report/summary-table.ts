@@ -1,0 +1,69 @@
+import type { RunSummary } from '../metrics/summary.js';
+
+/** Seconds as a short human duration: "42s", "12.5m", "3.20h", "2.10d". */
+export function formatSeconds(seconds: number): string {
+  const abs = Math.abs(seconds);
+  if (abs < 60) return `${seconds.toFixed(abs < 10 ? 2 : 1)}s`;
+  if (abs < 3600) return `${(seconds / 60).toFixed(1)}m`;
+  if (abs < 86400 * 2) return `${(seconds / 3600).toFixed(2)}h`;
+  return `${(seconds / 86400).toFixed(2)}d`;
+}
+
+/** A ratio in [0,1] as a percentage with one decimal. */
+export function formatPercent(ratio: number): string {
+  return `${(ratio * 100).toFixed(1)}%`;
+}
+
+/** Lays out rows of cells as aligned columns: the first column left-aligned, the rest right-aligned. */
+export function alignColumns(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows
+    .map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '))
+    .join('\n');
+}
+
+/** The readable table `dlsim run` prints. */
+export function summaryTable(summary: RunSummary): string {
+  const q = (label: string, values: RunSummary['jctS']): string[] => [
+    label,
+    formatSeconds(values.mean),
+    formatSeconds(values.p50),
+    formatSeconds(values.p90),
+    formatSeconds(values.p99),
+  ];
+  const faultTypes = Object.entries(summary.faults.byType)
+    .map(([type, count]) => `${type} ${count}`)
+    .join(', ');
+  const lines = [
+    `scenario ${summary.scenario}  policy ${summary.policy}  seed ${summary.seed}`,
+    '',
+    alignColumns([
+      ['jobs', 'submitted', 'completed', 'failed', 'unfinished'],
+      [
+        '',
+        String(summary.jobs.submitted),
+        String(summary.jobs.completed),
+        String(summary.jobs.failed),
+        String(summary.jobs.unfinished),
+      ],
+    ]),
+    '',
+    alignColumns([['time', 'mean', 'p50', 'p90', 'p99'], q('JCT', summary.jctS), q('queueing delay', summary.queueDelayS)]),
+    '',
+    alignColumns([
+      ['makespan', formatSeconds(summary.makespanS)],
+      ['GPU allocation', formatPercent(summary.gpuAllocationRate)],
+      ['GPU utilization', formatPercent(summary.gpuUtilization)],
+      ['CPU allocation', formatPercent(summary.cpuAllocationRate)],
+      ['ETTR', formatPercent(summary.ettr)],
+      ['runtime ratio', formatPercent(summary.runtimeRatio)],
+      ['faults', faultTypes ? `${summary.faults.total} (${faultTypes})` : String(summary.faults.total)],
+      ['restarts', String(summary.restarts)],
+      ['lost GPU hours', summary.lostGpuHours.toFixed(1)],
+      ['events', String(summary.events)],
+      ['wall time', `${summary.perf.wallS.toFixed(3)}s (${Math.round(summary.perf.eventsPerS)} events/s)`],
+    ]),
+  ];
+  return lines.join('\n');
+}

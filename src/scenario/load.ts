@@ -1,0 +1,288 @@
+import { readFileSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { type Document, LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { RandomStreams } from '../engine/random.js';
+import { ConfigError } from '../errors.js';
+import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
+import type { JobSpec, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
+import { generateSyntheticJobs, type SyntheticSpec } from '../workload/synthetic.js';
+import { applySet, assignmentPath } from './overrides.js';
+import {
+  type JobDoc,
+  type NodeGroupDoc,
+  type RoleDoc,
+  type ScenarioDoc,
+  type SyntheticDoc,
+  type YamlPath,
+  formatYamlPath,
+  largestNodeGpus,
+  validateScenarioDoc,
+} from './schema.js';
+import type { Scenario } from './scenario.js';
+
+/** Options of `loadScenario`: CLI overrides and the policy names the registry knows. */
+export interface LoadScenarioOptions {
+  /** Overrides the YAML `policy` (CLI `--policy`). */
+  readonly policy?: string;
+  /** Overrides the YAML `seed` (CLI `--seed`); a non-negative integer. */
+  readonly seed?: number;
+  /** CLI `--set path=value` assignments, applied in order before validation. */
+  readonly sets?: readonly string[];
+  /** Valid policy names; the effective policy must be one of them. */
+  readonly knownPolicies: readonly string[];
+}
+
+/** Default step time of allreduce jobs, in seconds. */
+const DEFAULT_STEP_TIME_S = 1;
+/** Default share of an allreduce step spent in all-reduce. */
+const DEFAULT_COMM_FRACTION = 0.1;
+/** Default Optimus PS speed parameters. */
+const DEFAULT_PS_SPEED = { t0: 0.1, t1: 0.02, t2: 0.002, t3: 0.005 } as const;
+
+/**
+ * Reads, overrides (`--set`), validates and builds a scenario. Throws ConfigError with a one-line
+ * message naming the file, line and YAML path (or the CLI option) for any problem.
+ */
+export function loadScenario(file: string, options: LoadScenarioOptions): Scenario {
+  const text = readScenarioText(file);
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  const syntaxError = document.errors[0];
+  if (syntaxError) {
+    const line = lineCounter.linePos(syntaxError.pos[0]).line;
+    throw new ConfigError(`${file}:${line}`, firstLine(syntaxError.message));
+  }
+  let raw: unknown;
+  try {
+    raw = document.toJS();
+  } catch (error) {
+    throw new ConfigError(file, firstLine(error instanceof Error ? error.message : String(error)));
+  }
+
+  const sets = options.sets ?? [];
+  for (const assignment of sets) raw = applySet(raw, assignment);
+
+  /** Where a problem at `path` is reported: the `--set` that wrote it, else the file with the line when known. */
+  const locate = (path: YamlPath, unknownKey?: string): string => {
+    const shown = formatYamlPath(path);
+    const full = unknownKey === undefined ? path : [...path, unknownKey];
+    for (let i = sets.length - 1; i >= 0; i--) {
+      const assignment = sets[i]!;
+      if (isPrefix(assignmentPath(assignment), full)) return joinWhere(`--set ${assignment}`, shown);
+    }
+    const line = lineOf(document, lineCounter, full);
+    return joinWhere(line === null ? file : `${file}:${line}`, shown);
+  };
+
+  const validated = validateScenarioDoc(raw);
+  if (!validated.ok) {
+    const { path, message, unknownKey } = validated.issue;
+    throw new ConfigError(locate(path, unknownKey), message);
+  }
+  const doc = validated.doc;
+
+  const policy = options.policy ?? doc.policy;
+  if (!options.knownPolicies.includes(policy)) {
+    const known = options.knownPolicies.length > 0 ? options.knownPolicies.join(', ') : '(none)';
+    const where = options.policy !== undefined ? '--policy' : locate(['policy']);
+    throw new ConfigError(where, `unknown policy "${policy}"; known policies: ${known}`);
+  }
+  if (options.seed !== undefined && !(Number.isSafeInteger(options.seed) && options.seed >= 0)) {
+    throw new ConfigError('--seed', `expected a non-negative integer, got ${options.seed}`);
+  }
+  const seed = options.seed ?? doc.seed;
+
+  const jobs = buildJobs(doc, file, seed, locate);
+  return {
+    name: doc.name ?? basename(file, extname(file)),
+    file,
+    seed,
+    policy,
+    horizonS: doc.sim?.horizon ?? Infinity,
+    cluster: buildCluster(doc.cluster.nodes),
+    jobs,
+  };
+}
+
+/** The file's text; a missing, directory or unreadable file is a ConfigError naming it. */
+function readScenarioText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ConfigError(file, 'no such file');
+    if (code === 'EISDIR') throw new ConfigError(file, 'is a directory, not a scenario file');
+    throw new ConfigError(file, `cannot read the file (${code ?? String(error)})`);
+  }
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.trim();
+}
+
+function joinWhere(prefix: string, shownPath: string): string {
+  return shownPath === '' ? prefix : `${prefix}: ${shownPath}`;
+}
+
+function isPrefix(prefix: readonly string[], path: YamlPath): boolean {
+  return prefix.length <= path.length && prefix.every((segment, i) => segment === String(path[i]));
+}
+
+/** 1-based line of the node at `path` in the YAML document (a key's own line for mapping entries), or null. */
+function lineOf(document: Document, lineCounter: LineCounter, path: YamlPath): number | null {
+  let node: unknown = document.contents;
+  let offset: number | null = null;
+  for (const segment of path) {
+    if (isAlias(node)) node = node.resolve(document);
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+      if (!pair) return null;
+      offset = isScalar(pair.key) && pair.key.range ? pair.key.range[0] : null;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      const item: unknown = node.items[segment];
+      if (item === undefined) return null;
+      offset = isScalar(item) || isMap(item) || isSeq(item) || isAlias(item) ? (item.range?.[0] ?? null) : null;
+      node = item;
+    } else {
+      return null;
+    }
+  }
+  return offset === null ? null : lineCounter.linePos(offset).line;
+}
+
+function buildCluster(groups: readonly NodeGroupDoc[]): ClusterSpec {
+  const nodes: NodeSpec[] = [];
+  groups.forEach((group, groupIndex) => {
+    const groupName = group.group ?? `group${groupIndex}`;
+    for (let k = 0; k < group.count; k++) {
+      nodes.push({
+        name: `${groupName}-${String(k).padStart(4, '0')}`,
+        group: groupName,
+        gpuType: group.gpus > 0 ? (group.gpuType ?? null) : null,
+        gpus: group.gpus,
+        cpuMilli: Math.round(group.cpuCores * 1000),
+        memMiB: Math.round(group.memGiB * 1024),
+        rack: `${groupName}-r${Math.floor(k / group.nodesPerRack)}`,
+      });
+    }
+  });
+  return { nodes };
+}
+
+/** Inline jobs then synthetic ones, checked for duplicate ids, sorted by submission time (stable). */
+function buildJobs(
+  doc: ScenarioDoc,
+  file: string,
+  seed: number,
+  locate: (path: YamlPath) => string,
+): JobSpec[] {
+  const jobs: { job: JobSpec; path: YamlPath }[] = [];
+  (doc.workload.jobs ?? []).forEach((jobDoc, index) => {
+    const path: YamlPath = ['workload', 'jobs', index];
+    jobs.push({
+      job: buildJob(jobDoc, index, `${file}: ${formatYamlPath(path)}`),
+      path: jobDoc.id === undefined ? path : [...path, 'id'],
+    });
+  });
+  const synthetic = doc.workload.synthetic;
+  if (synthetic !== undefined) {
+    const spec = toSyntheticSpec(synthetic, synthetic.gpusPerNode ?? largestNodeGpus(doc.cluster.nodes));
+    const source = `${file}: workload.synthetic`;
+    for (const job of generateSyntheticJobs(spec, new RandomStreams(seed), source)) {
+      jobs.push({ job, path: ['workload', 'synthetic'] });
+    }
+  }
+  const firstPathById = new Map<string, YamlPath>();
+  for (const { job, path } of jobs) {
+    const first = firstPathById.get(job.id);
+    if (first !== undefined) {
+      throw new ConfigError(locate(path), `duplicate job id "${job.id}" (first used at ${formatYamlPath(first)})`);
+    }
+    firstPathById.set(job.id, path);
+  }
+  return jobs.map(({ job }) => job).sort((a, b) => a.submitS - b.submitS);
+}
+
+function demandOf(role: { gpus: number; gpuMilli: number; cpuCores: number; memGiB: number }): ReplicaDemand {
+  return {
+    gpus: role.gpus,
+    gpuMilli: role.gpuMilli,
+    cpuMilli: Math.round(role.cpuCores * 1000),
+    memMiB: Math.round(role.memGiB * 1024),
+  };
+}
+
+function roleOf(role: 'ps' | 'chief', doc: RoleDoc): RoleSpec {
+  return { role, replicas: doc.replicas, demand: demandOf(doc) };
+}
+
+/** A validated inline job as a JobSpec (`source` = "<file>: workload.jobs[i]"). */
+function buildJob(job: JobDoc, index: number, source: string): JobSpec {
+  const roles: RoleSpec[] = [{ role: 'worker', replicas: job.replicas, demand: demandOf(job) }];
+  if (job.ps) roles.push(roleOf('ps', job.ps));
+  if (job.chief) roles.push(roleOf('chief', job.chief));
+  const { speed, totalSteps } = speedAndWork(job);
+  return {
+    id: job.id ?? `job-${index + 1}`,
+    kind: job.kind,
+    submitS: job.submit,
+    user: job.user,
+    gpuTypes: job.gpuTypes,
+    roles,
+    elastic: job.elastic ? { minReplicas: job.elastic.min, maxReplicas: job.elastic.max, unit: job.elastic.unit } : null,
+    totalSteps,
+    speed,
+    source,
+  };
+}
+
+/** Speed model and total work of a job; the schema guarantees duration or steps as the kind needs. */
+function speedAndWork(job: JobDoc): { speed: SpeedSpec; totalSteps: number } {
+  const durationS = job.duration ?? 0;
+  switch (job.kind) {
+    case 'batch':
+      return { speed: { kind: 'fixed' }, totalSteps: durationS };
+    case 'allreduce': {
+      const stepTimeS = job.stepTime ?? DEFAULT_STEP_TIME_S;
+      const commFraction = job.commFraction ?? DEFAULT_COMM_FRACTION;
+      return {
+        speed: { kind: 'allreduce', computeS: stepTimeS * (1 - commFraction), commS: stepTimeS * commFraction },
+        totalSteps: job.steps ?? durationS / stepTimeS,
+      };
+    }
+    case 'ps': {
+      const { t0, t1, t2, t3 } = job.speed ?? DEFAULT_PS_SPEED;
+      const workers = job.replicas;
+      const servers = job.ps?.replicas ?? 1;
+      const stepsPerS = workers / (t0 + (t1 * workers) / servers + t2 * workers + t3 * servers);
+      return { speed: { kind: 'ps-async', t0, t1, t2, t3 }, totalSteps: job.steps ?? durationS * stepsPerS };
+    }
+    default: {
+      const unreachable: never = job.kind;
+      throw new Error(`unknown job kind ${String(unreachable)}`);
+    }
+  }
+}
+
+/** The validated synthetic section in base units, with the effective GPUs per node. */
+function toSyntheticSpec(synthetic: SyntheticDoc, gpusPerNode: number): SyntheticSpec {
+  return {
+    jobs: synthetic.jobs,
+    meanInterarrivalS: synthetic.meanInterarrival ?? 3600 / (synthetic.arrivalsPerHour ?? 1),
+    startS: synthetic.start,
+    durationMedianS: synthetic.duration.median,
+    durationSigma: synthetic.duration.sigma,
+    durationMinS: synthetic.duration.min,
+    durationMaxS: synthetic.duration.max,
+    gpuMix: Object.entries(synthetic.gpus)
+      .map(([gpus, weight]) => ({ gpus: Number(gpus), weight }))
+      .sort((a, b) => a.gpus - b.gpus),
+    gpusPerNode,
+    cpuCoresPerGpu: synthetic.cpuCoresPerGpu,
+    memGiBPerGpu: synthetic.memGiBPerGpu,
+    kind: synthetic.kind,
+    gpuTypes: synthetic.gpuTypes,
+    user: synthetic.user,
+  };
+}

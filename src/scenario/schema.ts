@@ -1,0 +1,376 @@
+import { z } from 'zod';
+import { formatDurationS, parseDurationS } from './duration.js';
+
+/** A location inside the scenario document: keys are strings, list indices numbers. */
+export type YamlPath = readonly (string | number)[];
+
+/** Formats a YAML path for messages: `cluster.nodes[1].gpus`; the root is "". */
+export function formatYamlPath(path: YamlPath): string {
+  let text = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else text += text === '' ? segment : `.${segment}`;
+  }
+  return text;
+}
+
+const DURATION_HINT = 'like 90s, 15m, 2h or 1d';
+
+/**
+ * Error parameter giving `text` for a bad value and "required" for a missing one; unknown keys
+ * fall through to the parse-level map, which names them.
+ */
+function says(text: string): { error: (issue: { code?: string; input?: unknown }) => string | undefined } {
+  return {
+    error: (issue) => {
+      if (issue.code === 'unrecognized_keys') return undefined;
+      return issue.input === undefined ? 'required' : text;
+    },
+  };
+}
+
+const positiveInt = z.int(says('expected a positive integer')).min(1, says('expected a positive integer'));
+const nonNegativeInt = z
+  .int(says('expected a non-negative integer'))
+  .min(0, says('expected a non-negative integer'));
+const positiveNumber = z.number(says('expected a positive number')).positive(says('expected a positive number'));
+const nonNegativeNumber = z
+  .number(says('expected a non-negative number'))
+  .min(0, says('expected a non-negative number'));
+const gpuMilliSchema = z
+  .int(says('expected an integer from 1 to 1000'))
+  .min(1, says('expected an integer from 1 to 1000'))
+  .max(1000, says('expected an integer from 1 to 1000'));
+const nameSchema = z.string(says('expected a non-empty string')).min(1, says('expected a non-empty string'));
+const gpuTypesSchema = z.array(nameSchema, says('expected a list of GPU type names, e.g. [A100]'));
+
+/** A duration in seconds: a number of seconds or a string with a unit; `positive` rejects 0. */
+function duration(positive: boolean) {
+  const expected = positive ? `expected a positive duration ${DURATION_HINT}` : `expected a duration ${DURATION_HINT}`;
+  return z
+    .custom<number | string>((value) => typeof value === 'number' || typeof value === 'string', says(expected))
+    .transform((value, ctx) => {
+      const durationS = parseDurationS(value);
+      if (durationS === null || (positive && durationS === 0)) {
+        ctx.addIssue({ code: 'custom', message: expected, input: value });
+        return z.NEVER;
+      }
+      return durationS;
+    });
+}
+const durationS = duration(false);
+const positiveDurationS = duration(true);
+
+/** Whole-GPU count and GPU share must agree: a share below 1000 is only for single-GPU replicas. */
+function checkGpuShare(demand: { gpus: number; gpuMilli: number }, ctx: z.RefinementCtx): void {
+  if (demand.gpuMilli < 1000 && demand.gpus !== 1) {
+    ctx.addIssue({ code: 'custom', path: ['gpuMilli'], message: 'gpuMilli below 1000 needs gpus: 1 (a share of one GPU)' });
+  }
+}
+
+const roleSchema = z
+  .strictObject({
+    replicas: positiveInt.default(1),
+    gpus: nonNegativeInt.default(0),
+    gpuMilli: gpuMilliSchema.default(1000),
+    cpuCores: positiveNumber.default(1),
+    memGiB: positiveNumber.default(4),
+  })
+  .superRefine(checkGpuShare);
+
+const nodeGroupSchema = z
+  .strictObject({
+    group: nameSchema.optional(),
+    count: positiveInt.default(1),
+    gpus: nonNegativeInt.default(0),
+    gpuType: nameSchema.nullable().optional(),
+    cpuCores: positiveNumber,
+    memGiB: positiveNumber,
+    nodesPerRack: positiveInt.default(32),
+  })
+  .superRefine((group, ctx) => {
+    const hasGpuType = group.gpuType !== undefined && group.gpuType !== null;
+    if (group.gpus > 0 && !hasGpuType) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'gpuType is required when gpus > 0' });
+    } else if (group.gpus === 0 && hasGpuType) {
+      ctx.addIssue({ code: 'custom', path: ['gpuType'], message: 'gpuType must be absent when gpus is 0' });
+    }
+  });
+
+const KIND_ONLY_KEYS = [
+  ['stepTime', ['allreduce']],
+  ['commFraction', ['allreduce']],
+  ['speed', ['ps']],
+  ['elastic', ['allreduce', 'ps']],
+  ['ps', ['ps']],
+  ['chief', ['allreduce', 'ps']],
+] as const;
+
+const jobSchema = z
+  .strictObject({
+    id: z
+      .union([nameSchema, z.int()], says('expected a job id (a string or an integer)'))
+      .transform(String)
+      .optional(),
+    kind: z.enum(['batch', 'allreduce', 'ps'], says('expected one of batch, allreduce, ps')).default('batch'),
+    submit: durationS.default(0),
+    user: z.string(says('expected a string')).default(''),
+    gpuTypes: gpuTypesSchema.default([]),
+    replicas: positiveInt.default(1),
+    gpus: nonNegativeInt.default(0),
+    gpuMilli: gpuMilliSchema.default(1000),
+    cpuCores: positiveNumber.default(1),
+    memGiB: positiveNumber.default(4),
+    duration: positiveDurationS.optional(),
+    steps: positiveNumber.optional(),
+    stepTime: positiveDurationS.optional(),
+    commFraction: z
+      .number(says('expected a number in [0, 1)'))
+      .min(0, says('expected a number in [0, 1)'))
+      .lt(1, says('expected a number in [0, 1)'))
+      .optional(),
+    speed: z
+      .strictObject(
+        {
+          t0: positiveNumber.default(0.1),
+          t1: nonNegativeNumber.default(0.02),
+          t2: nonNegativeNumber.default(0.002),
+          t3: nonNegativeNumber.default(0.005),
+        },
+        says('expected a mapping {t0, t1, t2, t3}'),
+      )
+      .optional(),
+    elastic: z
+      .strictObject(
+        { min: positiveInt, max: positiveInt, unit: positiveInt.default(1) },
+        says('expected a mapping {min, max, unit}'),
+      )
+      .optional(),
+    ps: roleSchema.optional(),
+    chief: roleSchema.optional(),
+  })
+  .superRefine((job, ctx) => {
+    checkGpuShare(job, ctx);
+    for (const [key, kinds] of KIND_ONLY_KEYS) {
+      if (job[key] !== undefined && !(kinds as readonly string[]).includes(job.kind)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `${key} is only for kind ${kinds.join(' or ')}` });
+      }
+    }
+    if (job.kind === 'batch') {
+      if (job.steps !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['steps'], message: 'batch jobs take a duration, not steps' });
+      } else if (job.duration === undefined) {
+        ctx.addIssue({ code: 'custom', path: [], message: 'a batch job needs a duration' });
+      }
+    } else if (job.duration !== undefined && job.steps !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['steps'], message: 'give either duration or steps, not both' });
+    } else if (job.duration === undefined && job.steps === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: `a ${job.kind} job needs a duration or steps` });
+    }
+    if (job.kind === 'ps' && job.ps === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'a ps job needs a ps role (ps: {replicas: ...})' });
+    }
+    const elastic = job.elastic;
+    if (elastic !== undefined) {
+      if (elastic.min > job.replicas) {
+        ctx.addIssue({ code: 'custom', path: ['elastic', 'min'], message: `min (${elastic.min}) exceeds replicas (${job.replicas})` });
+      } else if (elastic.max < job.replicas) {
+        ctx.addIssue({ code: 'custom', path: ['elastic', 'max'], message: `max (${elastic.max}) is below replicas (${job.replicas})` });
+      } else if (elastic.min % elastic.unit !== 0 || elastic.max % elastic.unit !== 0) {
+        ctx.addIssue({ code: 'custom', path: ['elastic', 'unit'], message: `unit (${elastic.unit}) must divide min (${elastic.min}) and max (${elastic.max})` });
+      }
+    }
+  });
+
+const syntheticSchema = z
+  .strictObject({
+    jobs: positiveInt,
+    arrivalsPerHour: positiveNumber.optional(),
+    meanInterarrival: positiveDurationS.optional(),
+    start: durationS.default(0),
+    duration: z.strictObject(
+      {
+        median: positiveDurationS,
+        sigma: nonNegativeNumber.default(1),
+        min: durationS.default(1),
+        max: positiveDurationS.default(Infinity),
+      },
+      says('expected a mapping {median, sigma, min, max}'),
+    ),
+    gpus: z.record(z.string(), positiveNumber, says('expected a mapping of GPU count to weight, e.g. {1: 0.5, 8: 0.5}')),
+    gpusPerNode: positiveInt.optional(),
+    cpuCoresPerGpu: positiveNumber.default(4),
+    memGiBPerGpu: positiveNumber.default(32),
+    kind: z.enum(['batch', 'allreduce'], says('expected one of batch, allreduce')).default('batch'),
+    gpuTypes: gpuTypesSchema.default([]),
+    user: z.string(says('expected a string')).default('synthetic'),
+  })
+  .superRefine((synthetic, ctx) => {
+    if (synthetic.arrivalsPerHour === undefined && synthetic.meanInterarrival === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'needs arrivalsPerHour or meanInterarrival' });
+    } else if (synthetic.arrivalsPerHour !== undefined && synthetic.meanInterarrival !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['meanInterarrival'], message: 'give either arrivalsPerHour or meanInterarrival, not both' });
+    }
+    const { min, max } = synthetic.duration;
+    if (min > max) {
+      ctx.addIssue({ code: 'custom', path: ['duration', 'min'], message: `min (${formatDurationS(min)}) exceeds max (${formatDurationS(max)})` });
+    }
+    const counts = Object.keys(synthetic.gpus);
+    if (counts.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['gpus'], message: 'expected at least one GPU count' });
+    }
+    for (const count of counts) {
+      if (!/^\d+$/.test(count)) {
+        ctx.addIssue({ code: 'custom', path: ['gpus', count], message: 'expected a GPU count (a non-negative integer) as key' });
+      }
+    }
+  });
+
+const workloadSchema = z
+  .strictObject(
+    {
+      jobs: z.array(jobSchema, says('expected a list of jobs')).optional(),
+      synthetic: syntheticSchema.optional(),
+    },
+    says('expected a mapping with jobs and/or synthetic'),
+  )
+  .superRefine((workload, ctx) => {
+    if ((workload.jobs?.length ?? 0) === 0 && workload.synthetic === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'needs jobs and/or synthetic (at least one job)' });
+    }
+  });
+
+/** The largest GPU count of any node group: the default synthetic `gpusPerNode` (0 for a CPU-only cluster). */
+export function largestNodeGpus(nodes: readonly { gpus: number }[]): number {
+  let largest = 0;
+  for (const node of nodes) largest = Math.max(largest, node.gpus);
+  return largest;
+}
+
+/** Checks that need the cluster and the workload together: GPU types exist, synthetic jobs split into nodes. */
+function checkAgainstCluster(
+  scenario: { cluster: { nodes: NodeGroupDoc[] }; workload: WorkloadDoc },
+  ctx: z.RefinementCtx,
+): void {
+  const nodes = scenario.cluster.nodes;
+  const names = new Map<string, number>();
+  nodes.forEach((node, index) => {
+    const name = node.group ?? `group${index}`;
+    const first = names.get(name);
+    if (first !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['cluster', 'nodes', index, 'group'], message: `duplicate group name "${name}" (also cluster.nodes[${first}])` });
+    } else {
+      names.set(name, index);
+    }
+  });
+  const gpuTypes = new Set(nodes.filter((node) => node.gpus > 0).map((node) => node.gpuType));
+  const checkGpuTypes = (wanted: readonly string[], path: YamlPath): void => {
+    if (wanted.length > 0 && !wanted.some((type) => gpuTypes.has(type))) {
+      ctx.addIssue({ code: 'custom', path: [...path], message: `no node has GPU type ${wanted.join(' or ')}` });
+    }
+  };
+  scenario.workload.jobs?.forEach((job, index) => checkGpuTypes(job.gpuTypes, ['workload', 'jobs', index, 'gpuTypes']));
+  const synthetic = scenario.workload.synthetic;
+  if (synthetic === undefined) return;
+  const syntheticPath = ['workload', 'synthetic'];
+  checkGpuTypes(synthetic.gpuTypes, [...syntheticPath, 'gpuTypes']);
+  const largest = largestNodeGpus(nodes);
+  const gpusPerNode = synthetic.gpusPerNode ?? largest;
+  if (synthetic.gpusPerNode !== undefined && synthetic.gpusPerNode > largest) {
+    ctx.addIssue({ code: 'custom', path: [...syntheticPath, 'gpusPerNode'], message: `no node has ${synthetic.gpusPerNode} GPUs (the most is ${largest})` });
+    return;
+  }
+  for (const key of Object.keys(synthetic.gpus)) {
+    const gpus = Number(key);
+    if (gpus === 0) continue;
+    if (gpusPerNode === 0) {
+      ctx.addIssue({ code: 'custom', path: [...syntheticPath, 'gpus', key], message: 'no node has GPUs' });
+    } else if (gpus > gpusPerNode && gpus % gpusPerNode !== 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [...syntheticPath, 'gpus', key],
+        message: `a ${gpus}-GPU job spans whole nodes: expected a multiple of gpusPerNode (${gpusPerNode})`,
+      });
+    }
+  }
+}
+
+/** The scenario YAML document (strict: unknown keys are errors); durations come out in seconds. */
+export const scenarioSchema = z
+  .strictObject(
+    {
+      name: nameSchema.optional(),
+      seed: nonNegativeInt.default(1),
+      policy: nameSchema.default('fifo'),
+      sim: z.strictObject({ horizon: positiveDurationS.optional() }, says('expected a mapping')).optional(),
+      cluster: z.strictObject(
+        {
+          nodes: z
+            .array(nodeGroupSchema, says('expected a list of node groups'))
+            .min(1, says('expected at least one node group')),
+        },
+        says('expected a mapping with nodes'),
+      ),
+      workload: workloadSchema,
+    },
+    says('expected a mapping (the scenario) at the top level'),
+  )
+  .superRefine(checkAgainstCluster);
+
+/** One node group as validated (`cluster.nodes[i]`). */
+export type NodeGroupDoc = z.output<typeof nodeGroupSchema>;
+/** One replica role (`ps`, `chief`) as validated. */
+export type RoleDoc = z.output<typeof roleSchema>;
+/** One inline job as validated (`workload.jobs[i]`); durations in seconds. */
+export type JobDoc = z.output<typeof jobSchema>;
+/** The synthetic workload section as validated; durations in seconds. */
+export type SyntheticDoc = z.output<typeof syntheticSchema>;
+/** The workload section as validated. */
+export type WorkloadDoc = z.output<typeof workloadSchema>;
+/** A whole scenario document as validated; durations in seconds, defaults filled in. */
+export type ScenarioDoc = z.output<typeof scenarioSchema>;
+
+/** The first problem found in a scenario document; `unknownKey` is set for an unknown key inside `path`. */
+export interface ScenarioIssue {
+  readonly path: YamlPath;
+  readonly message: string;
+  readonly unknownKey?: string;
+}
+
+const EXPECTED_NAMES: Readonly<Record<string, string>> = {
+  object: 'a mapping',
+  array: 'a list',
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+};
+
+/** Short messages for the issues the schema does not word itself. */
+const scenarioErrorMap: z.core.$ZodErrorMap = (issue) => {
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.length === 1
+        ? `unknown key "${issue.keys[0]}"`
+        : `unknown keys ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
+    case 'invalid_type':
+      if (issue.input === undefined) return 'required';
+      return `expected ${EXPECTED_NAMES[issue.expected] ?? issue.expected}`;
+    case 'invalid_value':
+      return `expected one of ${issue.values.map(String).join(', ')}`;
+    default:
+      return undefined;
+  }
+};
+
+/** Validates a parsed scenario document; returns the typed document or the first issue. */
+export function validateScenarioDoc(raw: unknown): { ok: true; doc: ScenarioDoc } | { ok: false; issue: ScenarioIssue } {
+  const result = scenarioSchema.safeParse(raw, { error: scenarioErrorMap });
+  if (result.success) return { ok: true, doc: result.data };
+  const first = result.error.issues[0]!;
+  const path = first.path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
+  if (first.code === 'unrecognized_keys') {
+    return { ok: false, issue: { path, message: first.message, unknownKey: first.keys[0]! } };
+  }
+  return { ok: false, issue: { path, message: first.message } };
+}

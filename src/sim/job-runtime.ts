@@ -1,0 +1,87 @@
+import { InvariantError } from '../errors.js';
+import type { JobSpec } from '../model/job-spec.js';
+import { nominalStepsPerS } from '../model/speed.js';
+import type { JobPhase, JobView } from '../policies/types.js';
+
+/** Why a job ended without completing. */
+export type FailureReason = 'unschedulable';
+
+/**
+ * A job's runtime state. Progress is fluid: between changes the job advances at a constant
+ * rate, and `advanceTo` brings it up to date before anything about the job changes.
+ */
+export class JobRuntime implements JobView {
+  phase: JobPhase = 'waiting';
+  firstStartS: number | null = null;
+  endS: number | null = null;
+  failureReason: FailureReason | null = null;
+  /** Steps done, up to `lastUpdateS`. */
+  progressSteps = 0;
+  workers = 0;
+  ps = 0;
+  /** GPUs held now (shared GPUs count fractionally). */
+  gpus = 0;
+  /** GPUs held when the job last ran (kept after it ends, for reports and weights). */
+  gpusWhenRunning = 0;
+  /** CPU held when the job last ran, in thousandths of a core. */
+  cpuMilliWhenRunning = 0;
+  /** Steps per second of the current allocation before slowdowns. */
+  baseRateStepsPerS = 0;
+  /** Multiplier on speed from slowdowns (1 = full speed). */
+  speedFactor = 1;
+  /** Bumped on every change of allocation or rate; a finish event for an older epoch is stale. */
+  epoch = 0;
+  restarts = 0;
+  /** Seconds the training processes ran. */
+  runningS = 0;
+  /** Simulated time progress was last brought up to. */
+  lastUpdateS = 0;
+  /** Steps per second at the requested shape (the yardstick of effective training time). */
+  readonly nominalRateStepsPerS: number;
+
+  constructor(readonly spec: JobSpec) {
+    this.nominalRateStepsPerS = nominalStepsPerS(spec);
+    if (!(this.nominalRateStepsPerS > 0)) {
+      throw new InvariantError(`job ${spec.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
+    }
+  }
+
+  /** Current speed in steps per second (0 unless running). */
+  get rateStepsPerS(): number {
+    return this.phase === 'running' ? this.baseRateStepsPerS * this.speedFactor : 0;
+  }
+
+  /** Brings progress and time accounting up to `nowS`. */
+  advanceTo(nowS: number): void {
+    const dtS = nowS - this.lastUpdateS;
+    if (dtS < 0) throw new InvariantError(`job ${this.spec.id}: time went back from ${this.lastUpdateS}s to ${nowS}s`);
+    if (this.phase === 'running') {
+      this.progressSteps += this.rateStepsPerS * dtS;
+      this.runningS += dtS;
+    }
+    this.lastUpdateS = nowS;
+  }
+
+  /** When the job will finish at its current rate, or Infinity when it is not progressing. */
+  finishTimeS(): number {
+    const rate = this.rateStepsPerS;
+    if (rate <= 0) return Infinity;
+    const remaining = Math.max(0, this.spec.totalSteps - this.progressSteps);
+    return this.lastUpdateS + remaining / rate;
+  }
+
+  /** Seconds from submission to first start (to now, or to the end, when it never started). */
+  queueS(nowS: number): number {
+    return (this.firstStartS ?? this.endS ?? nowS) - this.spec.submitS;
+  }
+
+  /** Seconds from first start to the end (or to `nowS` while unfinished); 0 when never started. */
+  wallSinceStartS(nowS: number): number {
+    return this.firstStartS === null ? 0 : (this.endS ?? nowS) - this.firstStartS;
+  }
+
+  /** Effective training seconds: steps done times the nominal step time. */
+  effectiveS(): number {
+    return this.progressSteps / this.nominalRateStepsPerS;
+  }
+}

@@ -1,0 +1,55 @@
+import type { ClusterSpec, NodeSpec } from '../src/model/cluster-spec.js';
+import type { JobSpec, ReplicaDemand } from '../src/model/job-spec.js';
+import type { Scenario } from '../src/scenario/scenario.js';
+
+/** A cluster of `count` identical GPU nodes, `perRack` to a rack. */
+export function gpuCluster(count: number, gpus = 8, perRack = 32): ClusterSpec {
+  const nodes: NodeSpec[] = [];
+  for (let k = 0; k < count; k++) {
+    nodes.push({
+      name: `n${k}`,
+      group: 'g',
+      gpuType: 'A100',
+      gpus,
+      cpuMilli: 96_000,
+      memMiB: 1024 * 1024,
+      rack: `r${Math.floor(k / perRack)}`,
+    });
+  }
+  return { nodes };
+}
+
+/** A demand of whole GPUs with modest CPU and memory. */
+export function gpuDemand(gpus: number, cpuMilli = 4000, memMiB = 16_384): ReplicaDemand {
+  return { gpus, gpuMilli: 1000, cpuMilli, memMiB };
+}
+
+/** A batch job of `replicas` workers of `gpusPerReplica` GPUs that runs `durationS`. */
+export function batchJob(id: string, submitS: number, gpusPerReplica: number, durationS: number, replicas = 1): JobSpec {
+  return {
+    id,
+    kind: 'batch',
+    submitS,
+    user: '',
+    gpuTypes: [],
+    roles: [{ role: 'worker', replicas, demand: gpuDemand(gpusPerReplica) }],
+    elastic: null,
+    totalSteps: durationS,
+    speed: { kind: 'fixed' },
+    source: `test:${id}`,
+  };
+}
+
+/** A scenario around a cluster and jobs (sorted by submit time), FIFO by default. */
+export function scenarioOf(cluster: ClusterSpec, jobs: JobSpec[], overrides: Partial<Scenario> = {}): Scenario {
+  return {
+    name: 'test',
+    file: 'test.yaml',
+    seed: 1,
+    policy: 'fifo',
+    horizonS: Infinity,
+    cluster,
+    jobs: [...jobs].sort((a, b) => a.submitS - b.submitS),
+    ...overrides,
+  };
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { simulate } from '../../src/sim/simulation.js';
+import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
+
+function startTimes(result: ReturnType<typeof simulate>): Record<string, number | null> {
+  return Object.fromEntries(result.jobs.map((j) => [j.spec.id, j.firstStartS]));
+}
+
+describe('fifo scheduling', () => {
+  it('blocks jobs behind a head job that does not fit (head-of-line blocking)', () => {
+    // 2 nodes x 8 GPUs. "big" holds 12 GPUs; "gang" needs 2x8 and waits for it; "small" (1 GPU)
+    // would fit beside "big" but must wait behind "gang".
+    const jobs = [
+      batchJob('big', 0, 4, 100, 3),
+      batchJob('gang', 10, 8, 50, 2),
+      batchJob('small', 20, 1, 10),
+    ];
+    const result = simulate(scenarioOf(gpuCluster(2, 8), jobs), { checkInvariants: true });
+    expect(startTimes(result)).toEqual({ big: 0, gang: 100, small: 150 });
+    expect(result.jobs.map((j) => j.endS)).toEqual([100, 150, 160]);
+  });
+
+  it('starts a gang only with all its replicas at once', () => {
+    // 3 nodes; a 3x8 gang arrives while one node is busy: it must not start partially.
+    const jobs = [batchJob('busy', 0, 8, 30), batchJob('gang', 5, 8, 20, 3)];
+    const result = simulate(scenarioOf(gpuCluster(3, 8), jobs), { checkInvariants: true });
+    expect(startTimes(result)).toEqual({ busy: 0, gang: 30 });
+    expect(result.jobs[1]!.gpusWhenRunning).toBe(24);
+  });
+
+  it('starts every job that fits in arrival order at the same instant', () => {
+    const jobs = [batchJob('a', 0, 4, 10), batchJob('b', 0, 4, 10), batchJob('c', 0, 4, 10)];
+    const result = simulate(scenarioOf(gpuCluster(1, 8), jobs), { checkInvariants: true });
+    expect(startTimes(result)).toEqual({ a: 0, b: 0, c: 10 });
+  });
+
+  it('fails a job that could never fit the installed cluster instead of blocking the queue', () => {
+    const jobs = [batchJob('huge', 0, 8, 10, 3), batchJob('ok', 1, 8, 10)];
+    const result = simulate(scenarioOf(gpuCluster(2, 8), jobs));
+    expect(result.jobs[0]!.phase).toBe('failed');
+    expect(result.jobs[0]!.failureReason).toBe('unschedulable');
+    expect(startTimes(result)).toEqual({ huge: null, ok: 1 });
+    expect(result.summary.jobs).toEqual({ submitted: 2, completed: 1, failed: 1, unfinished: 0 });
+  });
+});
