@@ -15,16 +15,26 @@ export class ConfigError extends SimError {
   }
 }
 
-/** A bad row in a trace file, located by file and line. */
+/** A bad row in a trace file, located by file and line; `column: reason` is what bad rows are counted by. */
 export class TraceError extends SimError {
   override name = 'TraceError';
+  /**
+   * @param reason a short fixed phrase ("not a number", "negative time", "missing column") so rows can be counted by it
+   * @param value the offending text, when there is one
+   */
   constructor(
     readonly file: string,
     readonly line: number,
     readonly column: string,
     readonly reason: string,
+    readonly value?: string,
   ) {
-    super(`${file}:${line}: ${column}: ${reason}`);
+    super(`${file}:${line}: ${column}: ${reason}${value === undefined ? '' : ` (${JSON.stringify(value)})`}`);
+  }
+
+  /** The key bad rows are counted by: "column: reason". */
+  get countKey(): string {
+    return `${this.column}: ${this.reason}`;
   }
 }
 

@@ -70,6 +70,10 @@ export interface JobSpec {
   readonly speed: SpeedSpec;
   /** Where the job came from, for error messages: "file:line" or a YAML path. */
   readonly source: string;
+  /** The job's final status in the trace it was imported from ("Succeeded", "Failed", …), when known. */
+  readonly traceStatus?: string;
+  /** Attempts the job made in its source trace beyond the first (retries), when known. */
+  readonly traceRetries?: number;
 }
 
 /** Total demand of all replicas of a job at its requested size. */

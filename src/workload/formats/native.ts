@@ -1,0 +1,148 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { z } from 'zod';
+import { TraceError } from '../../errors.js';
+import type { JobSpec, SpeedSpec } from '../../model/job-spec.js';
+import { fileError } from '../csv-rows.js';
+import type { TraceFormat, TraceReadOptions } from '../trace-format.js';
+
+const nonNegative = z.number().nonnegative();
+const positive = z.number().positive();
+
+const roleSchema = z.strictObject({
+  role: z.enum(['worker', 'ps', 'chief']),
+  replicas: z.number().int().positive(),
+  gpus: z.number().int().nonnegative(),
+  gpuMilli: z.number().int().min(1).max(1000).default(1000),
+  cpuMilli: nonNegative,
+  memMiB: nonNegative,
+});
+
+const speedSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('fixed') }),
+  z.strictObject({ kind: z.literal('allreduce'), computeS: nonNegative, commS: nonNegative }),
+  z.strictObject({ kind: z.literal('ps-async'), t0: positive, t1: nonNegative, t2: nonNegative, t3: nonNegative }),
+]);
+
+/** One line of a native trace (JSON Lines); see traces/README.md. */
+const nativeJobSchema = z
+  .strictObject({
+    id: z.string().min(1),
+    submitS: nonNegative,
+    kind: z.enum(['batch', 'allreduce', 'ps']).default('batch'),
+    user: z.string().default(''),
+    gpuTypes: z.array(z.string()).default([]),
+    roles: z.array(roleSchema).min(1),
+    durationS: positive.optional(),
+    totalSteps: positive.optional(),
+    speed: speedSchema.optional(),
+    elastic: z
+      .strictObject({ minReplicas: z.number().int().positive(), maxReplicas: z.number().int().positive(), unit: z.number().int().positive() })
+      .nullable()
+      .default(null),
+    status: z.string().optional(),
+    retries: z.number().int().nonnegative().optional(),
+    source: z.string().optional(),
+  })
+  .refine((job) => (job.durationS === undefined) !== (job.totalSteps === undefined), {
+    message: 'give exactly one of durationS and totalSteps',
+    path: ['durationS'],
+  })
+  .refine((job) => job.totalSteps === undefined || job.speed !== undefined, {
+    message: 'totalSteps needs a speed model',
+    path: ['speed'],
+  })
+  .refine((job) => job.roles.some((r) => r.role === 'worker'), { message: 'a job needs a worker role', path: ['roles'] });
+
+/** A native trace line as written: a JobSpec with its demand flattened per role. */
+type NativeJobRecord = z.input<typeof nativeJobSchema>;
+
+/** The JSON Lines text of one job (no trailing newline). Fixed-speed jobs are written with `durationS`. */
+export function nativeLine(job: JobSpec): string {
+  const record: NativeJobRecord = {
+    id: job.id,
+    submitS: job.submitS,
+    kind: job.kind,
+    user: job.user,
+    gpuTypes: [...job.gpuTypes],
+    roles: job.roles.map((r) => ({ role: r.role, replicas: r.replicas, ...r.demand })),
+    ...(job.speed.kind === 'fixed' ? { durationS: job.totalSteps } : { totalSteps: job.totalSteps, speed: job.speed }),
+    elastic: job.elastic,
+    ...(job.traceStatus === undefined ? {} : { status: job.traceStatus }),
+    ...(job.traceRetries === undefined ? {} : { retries: job.traceRetries }),
+    source: job.source,
+  };
+  return JSON.stringify(record);
+}
+
+/** Parses one native line into a JobSpec; throws TraceError naming the file, line and field. */
+export function parseNativeLine(text: string, file: string, line: number): JobSpec {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new TraceError(file, line, 'record', 'not valid JSON');
+  }
+  const parsed = nativeJobSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new TraceError(file, line, issue.path.join('.') || 'record', issue.message);
+  }
+  const job = parsed.data;
+  const speed: SpeedSpec = job.speed ?? { kind: 'fixed' };
+  return {
+    id: job.id,
+    kind: job.kind,
+    submitS: job.submitS,
+    user: job.user,
+    gpuTypes: job.gpuTypes,
+    roles: job.roles.map((r) => ({
+      role: r.role,
+      replicas: r.replicas,
+      demand: { gpus: r.gpus, gpuMilli: r.gpuMilli, cpuMilli: r.cpuMilli, memMiB: r.memMiB },
+    })),
+    elastic: job.elastic,
+    totalSteps: job.totalSteps ?? job.durationS!,
+    speed,
+    source: job.source ?? `${file}:${line}`,
+    ...(job.status === undefined ? {} : { traceStatus: job.status }),
+    ...(job.retries === undefined ? {} : { traceRetries: job.retries }),
+  };
+}
+
+/** Streams the jobs of native JSON Lines files (blank lines and lines starting with # are skipped). */
+async function* readNativeJobs(files: readonly string[], options: TraceReadOptions): AsyncGenerator<JobSpec> {
+  let count = 0;
+  for (const file of files) {
+    if (count >= options.limit) return;
+    let line = 0;
+    try {
+      const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+      for await (const text of lines) {
+        line++;
+        const trimmed = text.trim();
+        if (trimmed === '' || trimmed.startsWith('#')) continue;
+        let job: JobSpec;
+        try {
+          job = parseNativeLine(trimmed, file, line);
+        } catch (error) {
+          if (!(error instanceof TraceError) || options.strict) throw error;
+          options.onSkip(error);
+          continue;
+        }
+        yield job;
+        if (++count >= options.limit) return;
+      }
+    } catch (error) {
+      throw fileError(file, error);
+    }
+  }
+}
+
+/** dlsim's own trace format: JSON Lines, one job per line (what every importer writes). */
+export const nativeFormat: TraceFormat = {
+  id: 'native',
+  description: "dlsim's own JSON Lines job format (what `dlsim trace import` writes)",
+  filesHelp: 'jobs.jsonl [more.jsonl …]',
+  readJobs: readNativeJobs,
+};
