@@ -50,6 +50,7 @@ export function scenarioOf(cluster: ClusterSpec, jobs: JobSpec[], overrides: Par
     horizonS: Infinity,
     cluster,
     jobs: [...jobs].sort((a, b) => a.submitS - b.submitS),
+    warnings: [],
     ...overrides,
   };
 }

@@ -2,16 +2,18 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { presets } from '../policies/presets.js';
 import { autoscalePolicies, placementPolicies, recoveryPolicies, schedulingPolicies } from '../policies/registry.js';
 import { alignColumns } from '../report/summary-table.js';
+import { traceFormats } from '../workload/formats.js';
 import { printJson } from './output.js';
 
 interface ListArgs {
   json?: boolean;
 }
 
-/** Everything `dlsim list` reports: presets and the policies of each kind. */
+/** Everything `dlsim list` reports: presets, the policies of each kind and the trace formats. */
 export function listing(): {
   presets: typeof presets;
   policies: { scheduling: string[]; placement: string[]; recovery: string[]; autoscale: string[] };
+  traceFormats: Record<string, { description: string; files: string; machineList: boolean }>;
 } {
   return {
     presets,
@@ -21,6 +23,9 @@ export function listing(): {
       recovery: [...recoveryPolicies],
       autoscale: [...autoscalePolicies],
     },
+    traceFormats: Object.fromEntries(
+      Object.values(traceFormats).map((f) => [f.id, { description: f.description, files: f.filesHelp, machineList: f.readCluster !== undefined }]),
+    ),
   };
 }
 
@@ -44,6 +49,9 @@ export const listCommand: CommandModule<object, ListArgs> = {
       '',
       'policies:',
       ...Object.entries(data.policies).map(([kind, names]) => `  ${kind.padEnd(11)} ${names.join(', ')}`),
+      '',
+      'trace formats (dlsim trace import --format F; scenario workload.trace.format):',
+      alignColumns(Object.entries(data.traceFormats).map(([id, f]) => [`  ${id}`, f.description])),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   },

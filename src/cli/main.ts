@@ -5,6 +5,7 @@ import { ConfigError } from '../errors.js';
 import { listCommand } from './list.js';
 import { reportError } from './output.js';
 import { runCommand } from './run.js';
+import { traceCommand } from './trace.js';
 
 /** Parses the command line and runs the chosen command; resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -14,7 +15,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       .usage('$0 <command> [options]')
       .command(runCommand)
       .command(listCommand)
-      .demandCommand(1, 'name a command: run, list')
+      .command(traceCommand)
+      .demandCommand(1, 'name a command: run, list, trace')
       .strict()
       .fail((message, error) => {
         // yargs reports its own parse failures as a message; errors from commands pass through.

@@ -33,13 +33,14 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('out', { type: 'string', describe: 'folder to write summary.json and jobs.csv to' })
       .option('json', { type: 'boolean', describe: 'print the summary as one JSON object' })
       .option('check-invariants', { type: 'boolean', describe: 're-check cluster accounting after every instant (slow)' }) as Argv<RunArgs>,
-  handler: (args: ArgumentsCamelCase<RunArgs>) => {
-    const scenario = loadScenario(args.scenario, {
+  handler: async (args: ArgumentsCamelCase<RunArgs>) => {
+    const scenario = await loadScenario(args.scenario, {
       policy: args.policy,
       seed: args.seed,
       sets: args.set ?? [],
       knownPolicies: presetNames(),
     });
+    for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
     const startedMs = performance.now();
     const result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false });
     const wallS = (performance.now() - startedMs) / 1000;

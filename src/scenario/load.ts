@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { basename, extname } from 'node:path';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { type Document, LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
 import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
 import type { JobSpec, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
+import { traceFormatIds, traceFormats } from '../workload/formats.js';
+import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, type SyntheticSpec } from '../workload/synthetic.js';
+import type { TraceFormat } from '../workload/trace-format.js';
 import { applySet, assignmentPath } from './overrides.js';
 import {
   type JobDoc,
@@ -13,6 +16,7 @@ import {
   type RoleDoc,
   type ScenarioDoc,
   type SyntheticDoc,
+  type TraceDoc,
   type YamlPath,
   formatYamlPath,
   largestNodeGpus,
@@ -43,7 +47,7 @@ const DEFAULT_PS_SPEED = { t0: 0.1, t1: 0.02, t2: 0.002, t3: 0.005 } as const;
  * Reads, overrides (`--set`), validates and builds a scenario. Throws ConfigError with a one-line
  * message naming the file, line and YAML path (or the CLI option) for any problem.
  */
-export function loadScenario(file: string, options: LoadScenarioOptions): Scenario {
+export async function loadScenario(file: string, options: LoadScenarioOptions): Promise<Scenario> {
   const text = readScenarioText(file);
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
@@ -92,16 +96,108 @@ export function loadScenario(file: string, options: LoadScenarioOptions): Scenar
   }
   const seed = options.seed ?? doc.seed;
 
-  const jobs = buildJobs(doc, file, seed, locate);
+  const warnings: string[] = [];
+  const cluster = await resolveCluster(doc, file, locate, warnings);
+  if (doc.cluster.from !== undefined) checkGpuTypesAgainst(cluster, doc, locate);
+  const traceJobs = doc.workload.trace ? await readTraceJobs(doc.workload.trace, file, locate, warnings) : [];
+  const jobs = buildJobs(doc, file, seed, largestNodeGpus(cluster.nodes), traceJobs, locate);
   return {
     name: doc.name ?? basename(file, extname(file)),
     file,
     seed,
     policy,
     horizonS: doc.sim?.horizon ?? Infinity,
-    cluster: buildCluster(doc.cluster.nodes),
+    cluster,
     jobs,
+    warnings,
   };
+}
+
+/** The scenario's nodes: its node groups, then the machines of `cluster.from` when given. */
+async function resolveCluster(
+  doc: ScenarioDoc,
+  file: string,
+  locate: (path: YamlPath) => string,
+  warnings: string[],
+): Promise<ClusterSpec> {
+  const nodes: NodeSpec[] = [...buildCluster(doc.cluster.nodes ?? []).nodes];
+  const from = doc.cluster.from;
+  if (from !== undefined) {
+    const format = knownFormat(from.format, ['cluster', 'from', 'format'], locate);
+    if (!format.readCluster) {
+      const withClusters = Object.values(traceFormats).filter((f) => f.readCluster).map((f) => f.id);
+      throw new ConfigError(
+        locate(['cluster', 'from', 'format']),
+        `format "${format.id}" has no machine list; formats with one: ${withClusters.join(', ')}`,
+      );
+    }
+    const skipped = new SkipCounter();
+    const machines = await format.readCluster(resolve(dirname(file), from.file), {
+      limit: Infinity,
+      strict: false,
+      onSkip: (error) => skipped.add(error),
+    });
+    if (skipped.total > 0) warnings.push(`cluster.from ${from.file}: ${skipped.describe()}`);
+    const names = new Set(nodes.map((n) => n.name));
+    for (const machine of machines.nodes) {
+      if (names.has(machine.name)) throw new ConfigError(locate(['cluster', 'from', 'file']), `node name "${machine.name}" is used twice`);
+      names.add(machine.name);
+      nodes.push(machine);
+    }
+  }
+  return { nodes };
+}
+
+/** Inline and synthetic GPU types checked against a cluster read from a machine list. */
+function checkGpuTypesAgainst(cluster: ClusterSpec, doc: ScenarioDoc, locate: (path: YamlPath) => string): void {
+  const present = new Set(cluster.nodes.filter((n) => n.gpus > 0).map((n) => n.gpuType));
+  const check = (wanted: readonly string[], path: YamlPath): void => {
+    if (wanted.length > 0 && !wanted.some((type) => present.has(type))) {
+      throw new ConfigError(locate(path), `no node has GPU type ${wanted.join(' or ')}`);
+    }
+  };
+  doc.workload.jobs?.forEach((job, index) => check(job.gpuTypes, ['workload', 'jobs', index, 'gpuTypes']));
+  if (doc.workload.synthetic) check(doc.workload.synthetic.gpuTypes, ['workload', 'synthetic', 'gpuTypes']);
+}
+
+/** The trace format registered under `id`, or a ConfigError at `path` listing the known ones. */
+function knownFormat(id: string, path: YamlPath, locate: (path: YamlPath) => string): TraceFormat {
+  const format = traceFormats[id];
+  if (!format) throw new ConfigError(locate(path), `unknown trace format "${id}"; known formats: ${traceFormatIds().join(', ')}`);
+  return format;
+}
+
+/**
+ * The jobs of `workload.trace`, read through its format: every time multiplied by `timeScale`,
+ * submission times then divided by `loadScale` (2 = arrivals twice as dense). Bad rows are
+ * skipped with a warning, or stop the load when `strict`.
+ */
+async function readTraceJobs(
+  trace: TraceDoc,
+  file: string,
+  locate: (path: YamlPath) => string,
+  warnings: string[],
+): Promise<JobSpec[]> {
+  const format = knownFormat(trace.format, ['workload', 'trace', 'format'], locate);
+  const files = trace.files.map((f) => resolve(dirname(file), f));
+  const skipped = new SkipCounter();
+  const jobs: JobSpec[] = [];
+  for await (const job of format.readJobs(files, {
+    limit: trace.limit ?? Infinity,
+    strict: trace.strict,
+    onSkip: (error) => skipped.add(error),
+  })) {
+    jobs.push(scaleJob(job, trace.timeScale, trace.loadScale));
+  }
+  if (skipped.total > 0) warnings.push(`workload.trace: ${skipped.describe()}`);
+  return jobs;
+}
+
+/** A trace job with its times scaled: work as `timeScale` (fixed-speed jobs: seconds), submission as timeScale/loadScale. */
+function scaleJob(job: JobSpec, timeScale: number, loadScale: number): JobSpec {
+  if (timeScale === 1 && loadScale === 1) return job;
+  const submitS = (job.submitS * timeScale) / loadScale;
+  return { ...job, submitS, totalSteps: job.totalSteps * timeScale };
 }
 
 /** The file's text; a missing, directory or unreadable file is a ConfigError naming it. */
@@ -170,11 +266,13 @@ function buildCluster(groups: readonly NodeGroupDoc[]): ClusterSpec {
   return { nodes };
 }
 
-/** Inline jobs then synthetic ones, checked for duplicate ids, sorted by submission time (stable). */
+/** Inline jobs, synthetic ones, then trace ones, checked for duplicate ids, sorted by submission time (stable). */
 function buildJobs(
   doc: ScenarioDoc,
   file: string,
   seed: number,
+  largestGpusPerNode: number,
+  traceJobs: readonly JobSpec[],
   locate: (path: YamlPath) => string,
 ): JobSpec[] {
   const jobs: { job: JobSpec; path: YamlPath }[] = [];
@@ -187,17 +285,19 @@ function buildJobs(
   });
   const synthetic = doc.workload.synthetic;
   if (synthetic !== undefined) {
-    const spec = toSyntheticSpec(synthetic, synthetic.gpusPerNode ?? largestNodeGpus(doc.cluster.nodes));
+    const spec = toSyntheticSpec(synthetic, synthetic.gpusPerNode ?? largestGpusPerNode);
     const source = `${file}: workload.synthetic`;
     for (const job of generateSyntheticJobs(spec, new RandomStreams(seed), source)) {
       jobs.push({ job, path: ['workload', 'synthetic'] });
     }
   }
+  for (const job of traceJobs) jobs.push({ job, path: ['workload', 'trace'] });
   const firstPathById = new Map<string, YamlPath>();
   for (const { job, path } of jobs) {
     const first = firstPathById.get(job.id);
     if (first !== undefined) {
-      throw new ConfigError(locate(path), `duplicate job id "${job.id}" (first used at ${formatYamlPath(first)})`);
+      const fromTrace = path[1] === 'trace' ? ` (trace row ${job.source})` : '';
+      throw new ConfigError(locate(path), `duplicate job id "${job.id}"${fromTrace} (first used at ${formatYamlPath(first)})`);
     }
     firstPathById.set(job.id, path);
   }

@@ -16,4 +16,6 @@ export interface Scenario {
   readonly cluster: ClusterSpec;
   /** Jobs sorted by submission time (ties keep workload order). */
   readonly jobs: readonly JobSpec[];
+  /** Things the user should know that did not stop the load (bad trace rows skipped, …), one line each. */
+  readonly warnings: readonly string[];
 }

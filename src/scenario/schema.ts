@@ -226,19 +226,38 @@ const syntheticSchema = z
     }
   });
 
+/** A trace to replay (`workload.trace`): files in a registered format, paths relative to the scenario file. */
+const traceSchema = z.strictObject(
+  {
+    format: nameSchema,
+    files: z.union([nameSchema, z.array(nameSchema).min(1)], says('expected a file name or a list of them')).transform((files) =>
+      typeof files === 'string' ? [files] : files,
+    ),
+    limit: positiveInt.optional(),
+    timeScale: positiveNumber.default(1),
+    loadScale: positiveNumber.default(1),
+    strict: z.boolean(says('expected true or false')).default(false),
+  },
+  says('expected a mapping with format and files'),
+);
+
 const workloadSchema = z
   .strictObject(
     {
       jobs: z.array(jobSchema, says('expected a list of jobs')).optional(),
       synthetic: syntheticSchema.optional(),
+      trace: traceSchema.optional(),
     },
-    says('expected a mapping with jobs and/or synthetic'),
+    says('expected a mapping with jobs, synthetic and/or trace'),
   )
   .superRefine((workload, ctx) => {
-    if ((workload.jobs?.length ?? 0) === 0 && workload.synthetic === undefined) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'needs jobs and/or synthetic (at least one job)' });
+    if ((workload.jobs?.length ?? 0) === 0 && workload.synthetic === undefined && workload.trace === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'needs jobs, synthetic and/or trace (at least one job)' });
     }
   });
+
+/** A machine list to read the cluster from (`cluster.from`), path relative to the scenario file. */
+const clusterFromSchema = z.strictObject({ format: nameSchema, file: nameSchema }, says('expected a mapping with format and file'));
 
 /** The largest GPU count of any node group: the default synthetic `gpusPerNode` (0 for a CPU-only cluster). */
 export function largestNodeGpus(nodes: readonly { gpus: number }[]): number {
@@ -247,12 +266,15 @@ export function largestNodeGpus(nodes: readonly { gpus: number }[]): number {
   return largest;
 }
 
-/** Checks that need the cluster and the workload together: GPU types exist, synthetic jobs split into nodes. */
+/**
+ * Checks that need the cluster and the workload together: GPU types exist, synthetic jobs split into
+ * nodes. With `cluster.from` the nodes are known only once the machine list is read: the loader checks then.
+ */
 function checkAgainstCluster(
-  scenario: { cluster: { nodes: NodeGroupDoc[] }; workload: WorkloadDoc },
+  scenario: { cluster: { nodes?: NodeGroupDoc[] | undefined; from?: unknown }; workload: WorkloadDoc },
   ctx: z.RefinementCtx,
 ): void {
-  const nodes = scenario.cluster.nodes;
+  const nodes = scenario.cluster.nodes ?? [];
   const names = new Map<string, number>();
   nodes.forEach((node, index) => {
     const name = node.group ?? `group${index}`;
@@ -263,6 +285,7 @@ function checkAgainstCluster(
       names.set(name, index);
     }
   });
+  if (scenario.cluster.from !== undefined) return;
   const gpuTypes = new Set(nodes.filter((node) => node.gpus > 0).map((node) => node.gpuType));
   const checkGpuTypes = (wanted: readonly string[], path: YamlPath): void => {
     if (wanted.length > 0 && !wanted.some((type) => gpuTypes.has(type))) {
@@ -303,14 +326,22 @@ export const scenarioSchema = z
       seed: nonNegativeInt.default(1),
       policy: nameSchema.default('fifo'),
       sim: z.strictObject({ horizon: positiveDurationS.optional() }, says('expected a mapping')).optional(),
-      cluster: z.strictObject(
-        {
-          nodes: z
-            .array(nodeGroupSchema, says('expected a list of node groups'))
-            .min(1, says('expected at least one node group')),
-        },
-        says('expected a mapping with nodes'),
-      ),
+      cluster: z
+        .strictObject(
+          {
+            nodes: z
+              .array(nodeGroupSchema, says('expected a list of node groups'))
+              .min(1, says('expected at least one node group'))
+              .optional(),
+            from: clusterFromSchema.optional(),
+          },
+          says('expected a mapping with nodes and/or from'),
+        )
+        .superRefine((cluster, ctx) => {
+          if (cluster.nodes === undefined && cluster.from === undefined) {
+            ctx.addIssue({ code: 'custom', path: ['nodes'], message: 'required (or give cluster.from)' });
+          }
+        }),
       workload: workloadSchema,
     },
     says('expected a mapping (the scenario) at the top level'),
@@ -325,6 +356,8 @@ export type RoleDoc = z.output<typeof roleSchema>;
 export type JobDoc = z.output<typeof jobSchema>;
 /** The synthetic workload section as validated; durations in seconds. */
 export type SyntheticDoc = z.output<typeof syntheticSchema>;
+/** The trace section as validated. */
+export type TraceDoc = z.output<typeof traceSchema>;
 /** The workload section as validated. */
 export type WorkloadDoc = z.output<typeof workloadSchema>;
 /** A whole scenario document as validated; durations in seconds, defaults filled in. */

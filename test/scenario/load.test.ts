@@ -23,10 +23,10 @@ function load(text: string, options: Partial<LoadScenarioOptions> = {}) {
 }
 
 /** Loads the text and returns the ConfigError it must raise, plus the file it was written to. */
-function loadError(text: string, options: Partial<LoadScenarioOptions> = {}): { error: ConfigError; file: string } {
+async function loadError(text: string, options: Partial<LoadScenarioOptions> = {}): Promise<{ error: ConfigError; file: string }> {
   const file = writeScenario(text);
   try {
-    loadScenario(file, { ...POLICIES, ...options });
+    await loadScenario(file, { ...POLICIES, ...options });
   } catch (error) {
     if (error instanceof ConfigError) return { error, file };
     throw error;
@@ -50,175 +50,175 @@ function withJobs(jobs: string): string {
 }
 
 describe('loadScenario: files and YAML syntax', () => {
-  it('names a missing file', () => {
+  it('names a missing file', async () => {
     const file = join(dir, 'missing.yaml');
-    expect(() => loadScenario(file, POLICIES)).toThrow(new ConfigError(file, 'no such file'));
+    await expect(loadScenario(file, POLICIES)).rejects.toThrow(new ConfigError(file, 'no such file'));
   });
 
-  it('names a directory', () => {
+  it('names a directory', async () => {
     const sub = join(dir, 'a-directory.yaml');
     mkdirSync(sub);
-    expect(() => loadScenario(sub, POLICIES)).toThrowError(`${sub}: is a directory, not a scenario file`);
+    await expect(loadScenario(sub, POLICIES)).rejects.toThrowError(`${sub}: is a directory, not a scenario file`);
   });
 
-  it('reports a YAML syntax error with its line and only the first line of the message', () => {
-    const { error, file } = loadError('seed: 1\npolicy: fifo\npolicy: sjf\n');
+  it('reports a YAML syntax error with its line and only the first line of the message', async () => {
+    const { error, file } = await loadError('seed: 1\npolicy: fifo\npolicy: sjf\n');
     expect(error.message).toBe(`${file}:3: Map keys must be unique`);
   });
 
-  it('reports a bad indentation on the line where it happens', () => {
-    const { error, file } = loadError(`${CLUSTER}workload:\n  jobs:\n    - duration: 1h\n   gpus: 2\n`);
+  it('reports a bad indentation on the line where it happens', async () => {
+    const { error, file } = await loadError(`${CLUSTER}workload:\n  jobs:\n    - duration: 1h\n   gpus: 2\n`);
     expect(error.where).toBe(`${file}:12`);
     expect(error.message).not.toContain('\n');
   });
 
-  it('rejects a document that is not a mapping', () => {
-    const { error, file } = loadError('- 1\n- 2\n');
+  it('rejects a document that is not a mapping', async () => {
+    const { error, file } = await loadError('- 1\n- 2\n');
     expect(error.message).toBe(`${file}: expected a mapping (the scenario) at the top level`);
   });
 });
 
 describe('loadScenario: validation messages', () => {
-  it('names an unknown key with its exact line and the path of its mapping', () => {
+  it('names an unknown key with its exact line and the path of its mapping', async () => {
     const text = ['seed: 1', 'cluster:', '  nodes:', '    - group: a', '      count: 2', '      gpu: 8', '      cpuCores: 4', '      memGiB: 8', 'workload: {jobs: [{duration: 1h}]}', ''].join('\n');
-    const { error, file } = loadError(text);
+    const { error, file } = await loadError(text);
     expect(error.message).toBe(`${file}:6: cluster.nodes[0]: unknown key "gpu"`);
   });
 
-  it('names an unknown top-level key with its line', () => {
-    const { error, file } = loadError(`${withJobs('    - duration: 1h\n')}faults: []\n`);
+  it('names an unknown top-level key with its line', async () => {
+    const { error, file } = await loadError(`${withJobs('    - duration: 1h\n')}faults: []\n`);
     expect(error.message).toBe(`${file}:12: unknown key "faults"`);
   });
 
-  it('names unknown keys in nested mappings with defaults and custom messages', () => {
-    const elastic = loadError(withJobs('    - kind: allreduce\n      steps: 10\n      elastic: {min: 1, max: 2, step: 1}\n'));
+  it('names unknown keys in nested mappings with defaults and custom messages', async () => {
+    const elastic = await loadError(withJobs('    - kind: allreduce\n      steps: 10\n      elastic: {min: 1, max: 2, step: 1}\n'));
     expect(elastic.error.message).toBe(`${elastic.file}:13: workload.jobs[0].elastic: unknown key "step"`);
-    const sim = loadError(`sim:\n  horizon: 1d\n  until: 2d\n${withJobs('    - duration: 1h\n')}`);
+    const sim = await loadError(`sim:\n  horizon: 1d\n  until: 2d\n${withJobs('    - duration: 1h\n')}`);
     expect(sim.error.message).toBe(`${sim.file}:3: sim: unknown key "until"`);
-    const two = loadError(`${CLUSTER}workload:\n  synthetic: {jobs: 1, arrivalsPerHour: 1, gpus: {1: 1}, duration: {median: 1h, mean: 2h, p99: 3h}}\n`);
+    const two = await loadError(`${CLUSTER}workload:\n  synthetic: {jobs: 1, arrivalsPerHour: 1, gpus: {1: 1}, duration: {median: 1h, mean: 2h, p99: 3h}}\n`);
     expect(two.error.message).toBe(`${two.file}:10: workload.synthetic.duration: unknown keys "mean", "p99"`);
   });
 
-  it('reports a bad value at the line of its key', () => {
+  it('reports a bad value at the line of its key', async () => {
     const text = CLUSTER.replace('gpus: 8', 'gpus: -1') + 'workload:\n  jobs:\n    - duration: 1h\n';
-    const { error, file } = loadError(text);
+    const { error, file } = await loadError(text);
     expect(error.message).toBe(`${file}:5: cluster.nodes[0].gpus: expected a non-negative integer`);
   });
 
-  it('says "expected a positive integer" for a count of 0 or 1.5', () => {
+  it('says "expected a positive integer" for a count of 0 or 1.5', async () => {
     for (const count of ['0', '1.5', 'two']) {
-      const { error, file } = loadError(withJobs(`    - duration: 1h\n      replicas: ${count}\n`));
+      const { error, file } = await loadError(withJobs(`    - duration: 1h\n      replicas: ${count}\n`));
       expect(error.message).toBe(`${file}:12: workload.jobs[0].replicas: expected a positive integer`);
     }
   });
 
-  it('names a missing required key without a line', () => {
-    const { error, file } = loadError('workload:\n  jobs: [{duration: 1h}]\n');
+  it('names a missing required key without a line', async () => {
+    const { error, file } = await loadError('workload:\n  jobs: [{duration: 1h}]\n');
     expect(error.message).toBe(`${file}: cluster: required`);
   });
 
-  it('explains a malformed duration', () => {
-    const { error, file } = loadError(withJobs('    - duration: 1h\n      submit: 5x\n'));
+  it('explains a malformed duration', async () => {
+    const { error, file } = await loadError(withJobs('    - duration: 1h\n      submit: 5x\n'));
     expect(error.message).toBe(`${file}:12: workload.jobs[0].submit: expected a duration like 90s, 15m, 2h or 1d`);
   });
 
-  it('lists the allowed kinds', () => {
-    const { error, file } = loadError(withJobs('    - kind: mpi\n      duration: 1h\n'));
+  it('lists the allowed kinds', async () => {
+    const { error, file } = await loadError(withJobs('    - kind: mpi\n      duration: 1h\n'));
     expect(error.message).toBe(`${file}:11: workload.jobs[0].kind: expected one of batch, allreduce, ps`);
   });
 
-  it('names the wrong container type', () => {
-    const { error, file } = loadError(`${CLUSTER}workload:\n  jobs: {duration: 1h}\n`);
+  it('names the wrong container type', async () => {
+    const { error, file } = await loadError(`${CLUSTER}workload:\n  jobs: {duration: 1h}\n`);
     expect(error.message).toBe(`${file}:10: workload.jobs: expected a list of jobs`);
   });
 
-  it('puts elastic bound errors on the offending field', () => {
+  it('puts elastic bound errors on the offending field', async () => {
     const lines = '    - kind: allreduce\n      replicas: 2\n      steps: 100\n      elastic:\n        min: 4\n        max: 8\n';
-    const { error, file } = loadError(withJobs(lines));
+    const { error, file } = await loadError(withJobs(lines));
     expect(error.message).toBe(`${file}:15: workload.jobs[0].elastic.min: min (4) exceeds replicas (2)`);
-    const unit = loadError(withJobs('    - kind: allreduce\n      replicas: 4\n      steps: 100\n      elastic: {min: 2, max: 8, unit: 4}\n'));
+    const unit = await loadError(withJobs('    - kind: allreduce\n      replicas: 4\n      steps: 100\n      elastic: {min: 2, max: 8, unit: 4}\n'));
     expect(unit.error.message).toBe(`${unit.file}:14: workload.jobs[0].elastic.unit: unit (4) must divide min (2) and max (8)`);
-    const max = loadError(withJobs('    - kind: ps\n      replicas: 4\n      steps: 100\n      ps: {}\n      elastic: {min: 1, max: 2}\n'));
+    const max = await loadError(withJobs('    - kind: ps\n      replicas: 4\n      steps: 100\n      ps: {}\n      elastic: {min: 1, max: 2}\n'));
     expect(max.error.message).toBe(`${max.file}:15: workload.jobs[0].elastic.max: max (2) is below replicas (4)`);
   });
 
-  it('allows a GPU share only for single-GPU replicas', () => {
-    const { error, file } = loadError(withJobs('    - duration: 1h\n      gpus: 2\n      gpuMilli: 500\n'));
+  it('allows a GPU share only for single-GPU replicas', async () => {
+    const { error, file } = await loadError(withJobs('    - duration: 1h\n      gpus: 2\n      gpuMilli: 500\n'));
     expect(error.message).toBe(`${file}:13: workload.jobs[0].gpuMilli: gpuMilli below 1000 needs gpus: 1 (a share of one GPU)`);
-    const role = loadError(withJobs('    - kind: ps\n      steps: 10\n      ps:\n        gpuMilli: 250\n'));
+    const role = await loadError(withJobs('    - kind: ps\n      steps: 10\n      ps:\n        gpuMilli: 250\n'));
     expect(role.error.message).toBe(`${role.file}:14: workload.jobs[0].ps.gpuMilli: gpuMilli below 1000 needs gpus: 1 (a share of one GPU)`);
-    expect(() => load(withJobs('    - duration: 1h\n      gpus: 1\n      gpuMilli: 500\n'))).not.toThrow();
+    await expect((load(withJobs('    - duration: 1h\n      gpus: 1\n      gpuMilli: 500\n')))).resolves.toBeDefined();
   });
 
-  it('checks gpuType against gpus', () => {
-    const missing = loadError('cluster:\n  nodes:\n    - gpus: 4\n      cpuCores: 8\n      memGiB: 8\nworkload: {jobs: [{duration: 1h}]}\n');
+  it('checks gpuType against gpus', async () => {
+    const missing = await loadError('cluster:\n  nodes:\n    - gpus: 4\n      cpuCores: 8\n      memGiB: 8\nworkload: {jobs: [{duration: 1h}]}\n');
     expect(missing.error.message).toBe(`${missing.file}:3: cluster.nodes[0]: gpuType is required when gpus > 0`);
-    const extra = loadError('cluster:\n  nodes:\n    - cpuCores: 8\n      memGiB: 8\n      gpuType: A100\nworkload: {jobs: [{duration: 1h}]}\n');
+    const extra = await loadError('cluster:\n  nodes:\n    - cpuCores: 8\n      memGiB: 8\n      gpuType: A100\nworkload: {jobs: [{duration: 1h}]}\n');
     expect(extra.error.message).toBe(`${extra.file}:5: cluster.nodes[0].gpuType: gpuType must be absent when gpus is 0`);
-    expect(() => load('cluster:\n  nodes:\n    - {cpuCores: 8, memGiB: 8, gpuType: null}\nworkload: {jobs: [{duration: 1h}]}\n')).not.toThrow();
+    await expect((load('cluster:\n  nodes:\n    - {cpuCores: 8, memGiB: 8, gpuType: null}\nworkload: {jobs: [{duration: 1h}]}\n'))).resolves.toBeDefined();
   });
 
-  it('requires exactly one of duration and steps', () => {
-    const both = loadError(withJobs('    - kind: allreduce\n      duration: 1h\n      steps: 10\n'));
+  it('requires exactly one of duration and steps', async () => {
+    const both = await loadError(withJobs('    - kind: allreduce\n      duration: 1h\n      steps: 10\n'));
     expect(both.error.message).toBe(`${both.file}:13: workload.jobs[0].steps: give either duration or steps, not both`);
-    const neither = loadError(withJobs('    - kind: allreduce\n'));
+    const neither = await loadError(withJobs('    - kind: allreduce\n'));
     expect(neither.error.message).toBe(`${neither.file}:11: workload.jobs[0]: a allreduce job needs a duration or steps`);
-    const batch = loadError(withJobs('    - steps: 10\n'));
+    const batch = await loadError(withJobs('    - steps: 10\n'));
     expect(batch.error.message).toBe(`${batch.file}:11: workload.jobs[0].steps: batch jobs take a duration, not steps`);
-    const batchNone = loadError(withJobs('    - gpus: 1\n'));
+    const batchNone = await loadError(withJobs('    - gpus: 1\n'));
     expect(batchNone.error.message).toBe(`${batchNone.file}:11: workload.jobs[0]: a batch job needs a duration`);
   });
 
-  it('requires a ps role for ps jobs and rejects kind-specific keys on other kinds', () => {
-    const noPs = loadError(withJobs('    - kind: ps\n      steps: 10\n'));
+  it('requires a ps role for ps jobs and rejects kind-specific keys on other kinds', async () => {
+    const noPs = await loadError(withJobs('    - kind: ps\n      steps: 10\n'));
     expect(noPs.error.message).toBe(`${noPs.file}:11: workload.jobs[0]: a ps job needs a ps role (ps: {replicas: ...})`);
-    const psOnBatch = loadError(withJobs('    - duration: 1h\n      ps: {replicas: 1}\n'));
+    const psOnBatch = await loadError(withJobs('    - duration: 1h\n      ps: {replicas: 1}\n'));
     expect(psOnBatch.error.message).toBe(`${psOnBatch.file}:12: workload.jobs[0].ps: ps is only for kind ps`);
-    const chief = loadError(withJobs('    - duration: 1h\n      chief: {}\n'));
+    const chief = await loadError(withJobs('    - duration: 1h\n      chief: {}\n'));
     expect(chief.error.message).toBe(`${chief.file}:12: workload.jobs[0].chief: chief is only for kind allreduce or ps`);
-    const stepTime = loadError(withJobs('    - kind: ps\n      steps: 1\n      ps: {}\n      stepTime: 1s\n'));
+    const stepTime = await loadError(withJobs('    - kind: ps\n      steps: 1\n      ps: {}\n      stepTime: 1s\n'));
     expect(stepTime.error.message).toBe(`${stepTime.file}:14: workload.jobs[0].stepTime: stepTime is only for kind allreduce`);
   });
 
-  it('rejects GPU types no node has', () => {
-    const { error, file } = loadError(withJobs('    - duration: 1h\n      gpus: 1\n      gpuTypes: [V100, H100]\n'));
+  it('rejects GPU types no node has', async () => {
+    const { error, file } = await loadError(withJobs('    - duration: 1h\n      gpus: 1\n      gpuTypes: [V100, H100]\n'));
     expect(error.message).toBe(`${file}:13: workload.jobs[0].gpuTypes: no node has GPU type V100 or H100`);
-    expect(() => load(withJobs('    - duration: 1h\n      gpuTypes: [V100, A100]\n'))).not.toThrow();
-    const synthetic = loadError(`${CLUSTER}workload:\n  synthetic:\n    jobs: 3\n    arrivalsPerHour: 1\n    duration: {median: 1h}\n    gpus: {1: 1}\n    gpuTypes: [T4]\n`);
+    await expect((load(withJobs('    - duration: 1h\n      gpuTypes: [V100, A100]\n')))).resolves.toBeDefined();
+    const synthetic = await loadError(`${CLUSTER}workload:\n  synthetic:\n    jobs: 3\n    arrivalsPerHour: 1\n    duration: {median: 1h}\n    gpus: {1: 1}\n    gpuTypes: [T4]\n`);
     expect(synthetic.error.message).toBe(`${synthetic.file}:15: workload.synthetic.gpuTypes: no node has GPU type T4`);
   });
 
-  it('requires synthetic GPU counts above a node to be whole nodes', () => {
+  it('requires synthetic GPU counts above a node to be whole nodes', async () => {
     const synthetic = (gpus: string, extra = '') =>
       `${CLUSTER}workload:\n  synthetic:\n    jobs: 3\n    arrivalsPerHour: 1\n    duration: {median: 1h}\n    gpus:\n      ${gpus}\n${extra}`;
-    const { error, file } = loadError(synthetic('12: 1'));
+    const { error, file } = await loadError(synthetic('12: 1'));
     expect(error.message).toBe(`${file}:15: workload.synthetic.gpus.12: a 12-GPU job spans whole nodes: expected a multiple of gpusPerNode (8)`);
-    const perNode = loadError(synthetic('6: 1', '    gpusPerNode: 4\n'));
+    const perNode = await loadError(synthetic('6: 1', '    gpusPerNode: 4\n'));
     expect(perNode.error.message).toBe(`${perNode.file}:15: workload.synthetic.gpus.6: a 6-GPU job spans whole nodes: expected a multiple of gpusPerNode (4)`);
-    const key = loadError(synthetic('two: 1'));
+    const key = await loadError(synthetic('two: 1'));
     expect(key.error.message).toBe(`${key.file}:15: workload.synthetic.gpus.two: expected a GPU count (a non-negative integer) as key`);
-    expect(load(synthetic('16: 1')).jobs[0]!.roles[0]).toMatchObject({ replicas: 2, demand: { gpus: 8 } });
+    expect((await load(synthetic('16: 1'))).jobs[0]!.roles[0]).toMatchObject({ replicas: 2, demand: { gpus: 8 } });
   });
 
-  it('requires exactly one arrival rate for synthetic workloads', () => {
+  it('requires exactly one arrival rate for synthetic workloads', async () => {
     const base = `${CLUSTER}workload:\n  synthetic:\n    jobs: 3\n    duration: {median: 1h}\n    gpus: {1: 1}\n`;
-    const neither = loadError(base);
+    const neither = await loadError(base);
     expect(neither.error.message).toBe(`${neither.file}:10: workload.synthetic: needs arrivalsPerHour or meanInterarrival`);
-    const both = loadError(`${base}    arrivalsPerHour: 2\n    meanInterarrival: 30m\n`);
+    const both = await loadError(`${base}    arrivalsPerHour: 2\n    meanInterarrival: 30m\n`);
     expect(both.error.message).toBe(`${both.file}:15: workload.synthetic.meanInterarrival: give either arrivalsPerHour or meanInterarrival, not both`);
   });
 
-  it('requires at least one job', () => {
-    const { error, file } = loadError(`${CLUSTER}workload: {}\n`);
-    expect(error.message).toBe(`${file}:9: workload: needs jobs and/or synthetic (at least one job)`);
+  it('requires at least one job', async () => {
+    const { error, file } = await loadError(`${CLUSTER}workload: {}\n`);
+    expect(error.message).toBe(`${file}:9: workload: needs jobs, synthetic and/or trace (at least one job)`);
   });
 
-  it('rejects duplicate job ids at the second one', () => {
-    const { error, file } = loadError(withJobs('    - id: a\n      duration: 1h\n    - id: b\n      duration: 1h\n    - id: a\n      duration: 1h\n'));
+  it('rejects duplicate job ids at the second one', async () => {
+    const { error, file } = await loadError(withJobs('    - id: a\n      duration: 1h\n    - id: b\n      duration: 1h\n    - id: a\n      duration: 1h\n'));
     expect(error.message).toBe(`${file}:15: workload.jobs[2].id: duplicate job id "a" (first used at workload.jobs[0].id)`);
-    const implicit = loadError(withJobs('    - id: job-2\n      duration: 1h\n    - duration: 1h\n'));
+    const implicit = await loadError(withJobs('    - id: job-2\n      duration: 1h\n    - duration: 1h\n'));
     expect(implicit.error.message).toBe(`${implicit.file}:13: workload.jobs[1]: duplicate job id "job-2" (first used at workload.jobs[0].id)`);
-    const synthetic = loadError(`${withJobs('    - id: syn-00001\n      duration: 1h\n')}  synthetic: {jobs: 2, arrivalsPerHour: 1, duration: {median: 1h}, gpus: {1: 1}}\n`);
+    const synthetic = await loadError(`${withJobs('    - id: syn-00001\n      duration: 1h\n')}  synthetic: {jobs: 2, arrivalsPerHour: 1, duration: {median: 1h}, gpus: {1: 1}}\n`);
     expect(synthetic.error.message).toBe(`${synthetic.file}:13: workload.synthetic: duplicate job id "syn-00001" (first used at workload.jobs[0].id)`);
   });
 });
@@ -226,57 +226,57 @@ describe('loadScenario: validation messages', () => {
 describe('loadScenario: policy, seed and --set', () => {
   const text = `policy: tiresias\n${withJobs('    - duration: 1h\n')}`;
 
-  it('rejects an unknown policy from the YAML at its line', () => {
-    const { error, file } = loadError(text);
+  it('rejects an unknown policy from the YAML at its line', async () => {
+    const { error, file } = await loadError(text);
     expect(error.message).toBe(`${file}:1: policy: unknown policy "tiresias"; known policies: fifo, sjf`);
   });
 
-  it('rejects an unknown policy from the option as --policy', () => {
-    const { error } = loadError(withJobs('    - duration: 1h\n'), { policy: 'drf' });
+  it('rejects an unknown policy from the option as --policy', async () => {
+    const { error } = await loadError(withJobs('    - duration: 1h\n'), { policy: 'drf' });
     expect(error.message).toBe('--policy: unknown policy "drf"; known policies: fifo, sjf');
   });
 
-  it('lets the option override the YAML policy and seed', () => {
-    const scenario = load(`seed: 4\n${text}`, { policy: 'sjf', seed: 9 });
+  it('lets the option override the YAML policy and seed', async () => {
+    const scenario = (await load(`seed: 4\n${text}`, { policy: 'sjf', seed: 9 }));
     expect(scenario.policy).toBe('sjf');
     expect(scenario.seed).toBe(9);
-    expect(load(`seed: 4\npolicy: sjf\n${withJobs('    - duration: 1h\n')}`).seed).toBe(4);
+    expect((await load(`seed: 4\npolicy: sjf\n${withJobs('    - duration: 1h\n')}`)).seed).toBe(4);
   });
 
-  it('rejects a bad --seed', () => {
-    expect(loadError(withJobs('    - duration: 1h\n'), { seed: -1 }).error.message).toBe('--seed: expected a non-negative integer, got -1');
+  it('rejects a bad --seed', async () => {
+    expect((await loadError(withJobs('    - duration: 1h\n'), { seed: -1 })).error.message).toBe('--seed: expected a non-negative integer, got -1');
   });
 
-  it('applies --set assignments in order before validation', () => {
-    const scenario = load(text, {
+  it('applies --set assignments in order before validation', async () => {
+    const scenario = (await load(text, {
       sets: ['policy=fifo', 'cluster.nodes[0].count=3', 'cluster.nodes.0.count=5', 'workload.jobs[0].gpus=4', 'sim.horizon=2h'],
-    });
+    }));
     expect(scenario.policy).toBe('fifo');
     expect(scenario.cluster.nodes).toHaveLength(5);
     expect(scenario.jobs[0]!.roles[0]!.demand.gpus).toBe(4);
     expect(scenario.horizonS).toBe(7200);
   });
 
-  it('blames the --set that wrote a bad value', () => {
-    const { error } = loadError(withJobs('    - duration: 1h\n'), { sets: ['cluster.nodes[0].count=0'] });
+  it('blames the --set that wrote a bad value', async () => {
+    const { error } = await loadError(withJobs('    - duration: 1h\n'), { sets: ['cluster.nodes[0].count=0'] });
     expect(error.message).toBe('--set cluster.nodes[0].count=0: cluster.nodes[0].count: expected a positive integer');
-    const policy = loadError(withJobs('    - duration: 1h\n'), { sets: ['policy=nope'] });
+    const policy = await loadError(withJobs('    - duration: 1h\n'), { sets: ['policy=nope'] });
     expect(policy.error.message).toBe('--set policy=nope: policy: unknown policy "nope"; known policies: fifo, sjf');
-    const key = loadError(withJobs('    - duration: 1h\n'), { sets: ['cluster.nodes[0].gpu=1'] });
+    const key = await loadError(withJobs('    - duration: 1h\n'), { sets: ['cluster.nodes[0].gpu=1'] });
     expect(key.error.message).toBe('--set cluster.nodes[0].gpu=1: cluster.nodes[0]: unknown key "gpu"');
   });
 
-  it('reports a --set error that walks into a scalar', () => {
-    expect(loadError(text, { sets: ['policy.name=x'] }).error.message).toBe(
+  it('reports a --set error that walks into a scalar', async () => {
+    expect((await loadError(text, { sets: ['policy.name=x'] })).error.message).toBe(
       '--set policy.name=x: cannot set inside policy: it is the string "tiresias"',
     );
   });
 });
 
 describe('loadScenario: building the scenario', () => {
-  it('fills the defaults and names the scenario after its file', () => {
+  it('fills the defaults and names the scenario after its file', async () => {
     const file = writeScenario(`cluster:\n  nodes:\n    - {cpuCores: 2, memGiB: 1.5}\nworkload:\n  jobs:\n    - duration: 90s\n`, 'my-cluster.yaml');
-    const scenario = loadScenario(file, POLICIES);
+    const scenario = await loadScenario(file, POLICIES);
     expect(scenario).toMatchObject({ name: 'my-cluster', file, seed: 1, policy: 'fifo', horizonS: Infinity });
     expect(scenario.cluster.nodes).toEqual([
       { name: 'group0-0000', group: 'group0', gpuType: null, gpus: 0, cpuMilli: 2000, memMiB: 1536, rack: 'group0-r0' },
@@ -297,10 +297,10 @@ describe('loadScenario: building the scenario', () => {
     ]);
   });
 
-  it('expands node groups in order with zero-padded names and racks', () => {
-    const scenario = load(
+  it('expands node groups in order with zero-padded names and racks', async () => {
+    const scenario = (await load(
       'name: racks\nsim: {horizon: 30d}\ncluster:\n  nodes:\n    - {group: gpu, count: 5, gpus: 4, gpuType: V100, cpuCores: 32.5, memGiB: 256, nodesPerRack: 2}\n    - {count: 1, cpuCores: 8, memGiB: 16}\nworkload: {jobs: [{duration: 1h}]}\n',
-    );
+    ));
     expect(scenario.name).toBe('racks');
     expect(scenario.horizonS).toBe(30 * 86400);
     expect(scenario.cluster.nodes.map((node) => `${node.name}@${node.rack}`)).toEqual([
@@ -314,8 +314,8 @@ describe('loadScenario: building the scenario', () => {
     expect(scenario.cluster.nodes[0]).toMatchObject({ gpuType: 'V100', gpus: 4, cpuMilli: 32500, memMiB: 262144 });
   });
 
-  it('builds a batch job: fixed speed, totalSteps = duration in seconds', () => {
-    const [job] = load(withJobs('    - {id: b, submit: 15m, user: u, replicas: 2, gpus: 8, cpuCores: 8, memGiB: 32, duration: 2h, gpuTypes: [A100]}\n')).jobs;
+  it('builds a batch job: fixed speed, totalSteps = duration in seconds', async () => {
+    const [job] = (await load(withJobs('    - {id: b, submit: 15m, user: u, replicas: 2, gpus: 8, cpuCores: 8, memGiB: 32, duration: 2h, gpuTypes: [A100]}\n'))).jobs;
     expect(job).toMatchObject({
       id: 'b',
       kind: 'batch',
@@ -329,13 +329,13 @@ describe('loadScenario: building the scenario', () => {
     });
   });
 
-  it('builds an allreduce job from steps or from duration / stepTime', () => {
-    const jobs = load(
+  it('builds an allreduce job from steps or from duration / stepTime', async () => {
+    const jobs = (await load(
       withJobs(
         '    - {id: s, kind: allreduce, replicas: 4, gpus: 8, steps: 5000, stepTime: 2s, commFraction: 0.25, elastic: {min: 2, max: 8, unit: 2}}\n' +
           '    - {id: d, kind: allreduce, duration: 1h, chief: {replicas: 1, cpuCores: 2, memGiB: 8}}\n',
       ),
-    ).jobs;
+    )).jobs;
     expect(jobs[0]).toMatchObject({
       id: 's',
       totalSteps: 5000,
@@ -348,15 +348,15 @@ describe('loadScenario: building the scenario', () => {
     expect(jobs[1]!.roles[1]!.demand).toEqual({ gpus: 0, gpuMilli: 1000, cpuMilli: 2000, memMiB: 8192 });
   });
 
-  it('builds a ps job: roles worker, ps, chief; totalSteps from the Optimus speed at the requested size', () => {
-    const jobs = load(
+  it('builds a ps job: roles worker, ps, chief; totalSteps from the Optimus speed at the requested size', async () => {
+    const jobs = (await load(
       withJobs(
         '    - id: d\n      kind: ps\n      replicas: 4\n      gpus: 1\n      duration: 1000s\n      speed: {t0: 0.2, t1: 0.04, t2: 0.01, t3: 0.02}\n' +
           '      ps: {replicas: 2, cpuCores: 4, memGiB: 16}\n      chief: {replicas: 1, cpuCores: 1, memGiB: 2}\n' +
           '    - {id: s, kind: ps, steps: 777, ps: {replicas: 3}}\n' +
           '    - {id: t, kind: ps, replicas: 2, duration: 100s, ps: {}}\n',
       ),
-    ).jobs;
+    )).jobs;
     const [byDuration, bySteps, defaults] = jobs;
     // w = 4, p = 2: 4 / (0.2 + 0.04*4/2 + 0.01*4 + 0.02*2) = 4 / 0.36 steps/s.
     expect(byDuration!.totalSteps).toBeCloseTo((1000 * 4) / 0.36, 9);
@@ -370,11 +370,11 @@ describe('loadScenario: building the scenario', () => {
     expect(defaults!.totalSteps).toBeCloseTo((100 * 2) / 0.149, 9);
   });
 
-  it('sorts jobs by submit time, keeping workload order on ties, inline before synthetic', () => {
-    const jobs = load(
+  it('sorts jobs by submit time, keeping workload order on ties, inline before synthetic', async () => {
+    const jobs = (await load(
       `${withJobs('    - {id: late, submit: 2h, duration: 1h}\n    - {id: first, submit: 0, duration: 1h}\n    - {id: tie-a, submit: 1h, duration: 1h}\n    - {id: tie-b, submit: 1h, duration: 1h}\n')}` +
         '  synthetic: {jobs: 20, meanInterarrival: 10m, duration: {median: 1h}, gpus: {1: 1}}\n',
-    ).jobs;
+    )).jobs;
     const ids = jobs.map((job) => job.id);
     expect(ids[0]).toBe('first');
     expect(ids.indexOf('tie-b')).toBe(ids.indexOf('tie-a') + 1);
@@ -383,11 +383,11 @@ describe('loadScenario: building the scenario', () => {
     expect(jobs.find((job) => job.id === 'syn-00001')!.source).toMatch(/: workload\.synthetic$/);
   });
 
-  it('gives synthetic jobs the seed of the scenario, overridable by the option', () => {
+  it('gives synthetic jobs the seed of the scenario, overridable by the option', async () => {
     const text = `seed: 3\n${CLUSTER}workload:\n  synthetic: {jobs: 5, arrivalsPerHour: 6, duration: {median: 1h}, gpus: {1: 1, 8: 1}}\n`;
     const file = writeScenario(text);
-    const submits = (seed?: number) => loadScenario(file, { ...POLICIES, ...(seed === undefined ? {} : { seed }) }).jobs.map((job) => job.submitS);
-    expect(submits()).toEqual(submits(3));
-    expect(submits()).not.toEqual(submits(4));
+    const submits = async (seed?: number) => (await loadScenario(file, { ...POLICIES, ...(seed === undefined ? {} : { seed }) })).jobs.map((job) => job.submitS);
+    expect(await submits()).toEqual(await submits(3));
+    expect(await submits()).not.toEqual(await submits(4));
   });
 });

@@ -5,8 +5,8 @@ import { loadScenario } from '../../src/scenario/load.js';
 const options = { knownPolicies: ['fifo'] };
 
 describe('shipped scenarios', () => {
-  it('quickstart.yaml: 4 nodes x 8 GPUs in 2 racks, ~10 jobs of every kind, more demand than GPUs', () => {
-    const scenario = loadScenario('scenarios/quickstart.yaml', options);
+  it('quickstart.yaml: 4 nodes x 8 GPUs in 2 racks, ~10 jobs of every kind, more demand than GPUs', async () => {
+    const scenario = await loadScenario('scenarios/quickstart.yaml', options);
     expect(scenario.name).toBe('quickstart');
     expect(scenario.cluster.nodes).toHaveLength(4);
     expect(new Set(scenario.cluster.nodes.map((node) => node.rack)).size).toBe(2);
@@ -19,8 +19,8 @@ describe('shipped scenarios', () => {
     expect(totalGpus).toBeGreaterThan(32);
   });
 
-  it('default.yaml: 64 A100 nodes and 500 synthetic batch jobs', () => {
-    const scenario = loadScenario('scenarios/default.yaml', options);
+  it('default.yaml: 64 A100 nodes and 500 synthetic batch jobs', async () => {
+    const scenario = await loadScenario('scenarios/default.yaml', options);
     expect(scenario).toMatchObject({ name: 'default', seed: 1, policy: 'fifo' });
     expect(scenario.cluster.nodes).toHaveLength(64);
     expect(scenario.cluster.nodes[0]).toMatchObject({ gpus: 8, gpuType: 'A100', cpuMilli: 96000, memMiB: 1024 * 1024 });

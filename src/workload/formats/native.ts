@@ -6,8 +6,8 @@ import type { JobSpec, SpeedSpec } from '../../model/job-spec.js';
 import { fileError } from '../csv-rows.js';
 import type { TraceFormat, TraceReadOptions } from '../trace-format.js';
 
-const nonNegative = z.number().nonnegative();
-const positive = z.number().positive();
+const nonNegative = z.number({ error: 'not a number' }).nonnegative({ error: 'negative' });
+const positive = z.number({ error: 'not a number' }).positive({ error: 'not positive' });
 
 const roleSchema = z.strictObject({
   role: z.enum(['worker', 'ps', 'chief']),
