@@ -1,6 +1,6 @@
 import type { ClusterSpec, NodeSpec } from '../src/model/cluster-spec.js';
 import type { JobSpec, ReplicaDemand } from '../src/model/job-spec.js';
-import type { Scenario } from '../src/scenario/scenario.js';
+import { DEFAULT_SIM_PARAMS, type Scenario } from '../src/scenario/scenario.js';
 
 /** A cluster of `count` identical GPU nodes, `perRack` to a rack. */
 export function gpuCluster(count: number, gpus = 8, perRack = 32): ClusterSpec {
@@ -48,6 +48,7 @@ export function scenarioOf(cluster: ClusterSpec, jobs: JobSpec[], overrides: Par
     seed: 1,
     policy: 'fifo',
     horizonS: Infinity,
+    params: DEFAULT_SIM_PARAMS,
     cluster,
     jobs: [...jobs].sort((a, b) => a.submitS - b.submitS),
     warnings: [],

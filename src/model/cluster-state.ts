@@ -138,6 +138,18 @@ export class ClusterState implements ClusterView {
     return held;
   }
 
+  /** Frees some of a job's tasks (matched by role, node, GPUs and demand); throws InvariantError for a task it does not hold. */
+  releaseTasks(jobId: string, tasks: readonly TaskPlacement[]): void {
+    const held = this.tasksByJob.get(jobId);
+    for (const task of tasks) {
+      const index = held ? held.findIndex((h) => sameTask(h, task)) : -1;
+      if (!held || index < 0) throw new InvariantError(`job ${jobId} does not hold a ${task.role} task on node ${task.nodeIndex}`);
+      this.apply(held[index]!, -1);
+      held.splice(index, 1);
+    }
+    if (held && held.length === 0) this.tasksByJob.delete(jobId);
+  }
+
   /** Changes a node's health; tasks already on a node that goes down stay until the simulation evicts them. */
   setNodeHealth(nodeIndex: number, health: NodeHealth): void {
     const wasSchedulable = this.schedulable(nodeIndex);
@@ -249,4 +261,21 @@ export class ClusterState implements ClusterView {
       mem.set(i, memUsed);
     }
   }
+}
+
+/** True when two tasks are the same placement (same role, node, GPUs and demand). */
+function sameTask(a: TaskPlacement, b: TaskPlacement): boolean {
+  if (a === b) return true;
+  const d = a.demand;
+  const e = b.demand;
+  return (
+    a.role === b.role &&
+    a.nodeIndex === b.nodeIndex &&
+    a.gpuIndices.length === b.gpuIndices.length &&
+    a.gpuIndices.every((g, i) => g === b.gpuIndices[i]) &&
+    d.gpus === e.gpus &&
+    d.gpuMilli === e.gpuMilli &&
+    d.cpuMilli === e.cpuMilli &&
+    d.memMiB === e.memMiB
+  );
 }

@@ -50,6 +50,20 @@ export type SpeedSpec =
       readonly t3: number;
     };
 
+/**
+ * Ground truth of a job's training loss (Optimus's model): l(k) = 1/(b0*k + b1) + b2 at step k,
+ * observed with relative noise. Schedulers only see noisy samples, never these parameters.
+ */
+export interface LossCurveSpec {
+  readonly b0: number;
+  readonly b1: number;
+  readonly b2: number;
+  /** Relative standard deviation of each observed loss value. */
+  readonly noise: number;
+  /** The job converges (and ends) when the loss reaches this value: totalSteps is that step. */
+  readonly targetLoss: number;
+}
+
 /** A job as submitted: everything the workload knows about it (static). */
 export interface JobSpec {
   /** Unique job id. */
@@ -74,6 +88,8 @@ export interface JobSpec {
   readonly traceStatus?: string;
   /** Attempts the job made in its source trace beyond the first (retries), when known. */
   readonly traceRetries?: number;
+  /** The job's loss curve, for jobs that end on convergence. */
+  readonly loss?: LossCurveSpec;
 }
 
 /** Total demand of all replicas of a job at its requested size. */

@@ -2,6 +2,7 @@ import type { TaskPlacement } from '../model/allocation.js';
 import type { CapacityScratch } from '../model/capacity.js';
 import type { ClusterView } from '../model/cluster-state.js';
 import type { JobSpec, ReplicaDemand, Role } from '../model/job-spec.js';
+import type { LossSample, SpeedSample } from '../model/observations.js';
 
 /** Lifecycle of a job in the simulation. */
 export type JobPhase = 'waiting' | 'queued' | 'running' | 'completed' | 'failed';
@@ -16,6 +17,18 @@ export interface JobView {
   readonly progressSteps: number;
   /** Worker replicas it currently runs with (0 when not running). */
   readonly workers: number;
+  /** Parameter servers it currently runs with (0 when not running). */
+  readonly ps: number;
+  /** GPUs it holds now (shared GPUs fractionally). */
+  readonly gpus: number;
+  /** Service received so far: GPUs held times seconds (Tiresias's attained service). */
+  readonly attainedGpuS: number;
+  /** True while a resize or restart pauses its training. */
+  readonly paused: boolean;
+  /** Speeds measured at the shapes it has run with, oldest first. */
+  readonly speedSamples: readonly SpeedSample[];
+  /** Loss values it has reported so far (empty for jobs without a loss curve). */
+  lossSamples(): LossSample[];
 }
 
 /** One replica to place: its role and what it needs. */
@@ -54,12 +67,28 @@ export interface SchedulingContext {
   scratch(): CapacityScratch;
 }
 
-/** One action a scheduling policy asks for. */
-export type SchedulingAction = { readonly kind: 'start'; readonly jobId: string; readonly tasks: readonly TaskPlacement[] };
+/**
+ * One action a scheduling policy asks for. The simulation applies preemptions first, then the
+ * removals of every resize, then their additions, then starts, so a plan may reuse what it frees.
+ */
+export type SchedulingAction =
+  /** Start a queued job on these tasks: its requested replicas, or for an elastic job any allowed count. */
+  | { readonly kind: 'start'; readonly jobId: string; readonly tasks: readonly TaskPlacement[] }
+  /** Change a running job's tasks (tasks to remove are ones it holds); training pauses `resizePause`. */
+  | {
+      readonly kind: 'resize';
+      readonly jobId: string;
+      readonly add: readonly TaskPlacement[];
+      readonly remove: readonly TaskPlacement[];
+    }
+  /** Stop a running job and put it back in the queue; it keeps its progress (checkpoint on preemption). */
+  | { readonly kind: 'preempt'; readonly jobId: string };
 
-/** Decides which queued jobs start (and later: resize, preempt). Must not change anything it is given. */
+/** Decides which queued jobs start, and may resize or preempt running ones. Must not change anything it is given. */
 export interface SchedulingPolicy {
   readonly name: string;
+  /** When set, the policy is also consulted every this many seconds (and after any change), not only when jobs wait. */
+  readonly tickS?: number;
   schedule(context: SchedulingContext): SchedulingAction[];
 }
 

@@ -19,6 +19,10 @@ export const JOB_COLUMNS = [
   'lostGpuHours',
   'runningS',
   'failureReason',
+  'queuedS',
+  'pausedS',
+  'preemptions',
+  'resizes',
 ] as const;
 
 /** One row per job, as of the end of the run at `endS`; empty cells for what never happened. */
@@ -40,6 +44,10 @@ export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
       0,
       roundS(job.runningS),
       job.failureReason ?? '',
+      roundS(job.queuedS),
+      roundS(job.pausedS),
+      job.preemptions,
+      job.resizes,
     ];
   });
   return stringify([[...JOB_COLUMNS], ...rows]);

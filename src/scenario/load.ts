@@ -22,7 +22,7 @@ import {
   largestNodeGpus,
   validateScenarioDoc,
 } from './schema.js';
-import type { Scenario } from './scenario.js';
+import { DEFAULT_SIM_PARAMS, type Scenario } from './scenario.js';
 
 /** Options of `loadScenario`: CLI overrides and the policy names the registry knows. */
 export interface LoadScenarioOptions {
@@ -107,6 +107,10 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     seed,
     policy,
     horizonS: doc.sim?.horizon ?? Infinity,
+    params: {
+      resizePauseS: doc.sim?.resizePause ?? DEFAULT_SIM_PARAMS.resizePauseS,
+      crossRackSlowdown: doc.sim?.crossRackSlowdown ?? DEFAULT_SIM_PARAMS.crossRackSlowdown,
+    },
     cluster,
     jobs,
     warnings,

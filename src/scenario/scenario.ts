@@ -1,6 +1,17 @@
 import type { ClusterSpec } from '../model/cluster-spec.js';
 import type { JobSpec } from '../model/job-spec.js';
 
+/** Constants of the simulated world that every policy faces alike (scenario `sim`). */
+export interface SimParams {
+  /** Training pause when a running job changes its replicas or restarts after preemption, in seconds. */
+  readonly resizePauseS: number;
+  /** Step-time multiplier of an all-reduce job whose workers span more than one rack (>= 1). */
+  readonly crossRackSlowdown: number;
+}
+
+/** Defaults of SimParams (the scenario `sim` section's defaults). */
+export const DEFAULT_SIM_PARAMS: SimParams = { resizePauseS: 30, crossRackSlowdown: 1.25 };
+
 /** A scenario after parsing, validation, overrides and workload generation: ready to simulate. */
 export interface Scenario {
   /** Scenario name (the YAML `name`, else the file's base name). */
@@ -13,6 +24,8 @@ export interface Scenario {
   readonly policy: string;
   /** Simulated time limit in seconds; Infinity runs until every job has ended. */
   readonly horizonS: number;
+  /** Physical constants of the simulated cluster and its jobs. */
+  readonly params: SimParams;
   readonly cluster: ClusterSpec;
   /** Jobs sorted by submission time (ties keep workload order). */
   readonly jobs: readonly JobSpec[];

@@ -325,7 +325,19 @@ export const scenarioSchema = z
       name: nameSchema.optional(),
       seed: nonNegativeInt.default(1),
       policy: nameSchema.default('fifo'),
-      sim: z.strictObject({ horizon: positiveDurationS.optional() }, says('expected a mapping')).optional(),
+      sim: z
+        .strictObject(
+          {
+            horizon: positiveDurationS.optional(),
+            resizePause: durationS.default(30),
+            crossRackSlowdown: z
+              .number(says('expected a number >= 1'))
+              .min(1, says('expected a number >= 1'))
+              .default(1.25),
+          },
+          says('expected a mapping'),
+        )
+        .optional(),
       cluster: z
         .strictObject(
           {

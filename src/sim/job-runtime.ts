@@ -1,5 +1,6 @@
 import { InvariantError } from '../errors.js';
 import type { JobSpec } from '../model/job-spec.js';
+import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
 import { nominalStepsPerS } from '../model/speed.js';
 import type { JobPhase, JobView } from '../policies/types.js';
 
@@ -21,34 +22,54 @@ export class JobRuntime implements JobView {
   ps = 0;
   /** GPUs held now (shared GPUs count fractionally). */
   gpus = 0;
+  /** CPU held now, in thousandths of a core. */
+  cpuMilli = 0;
   /** GPUs held when the job last ran (kept after it ends, for reports and weights). */
   gpusWhenRunning = 0;
   /** CPU held when the job last ran, in thousandths of a core. */
   cpuMilliWhenRunning = 0;
-  /** Steps per second of the current allocation before slowdowns. */
+  /** Steps per second of the current allocation, placement included, before slowdowns. */
   baseRateStepsPerS = 0;
   /** Multiplier on speed from slowdowns (1 = full speed). */
   speedFactor = 1;
-  /** Bumped on every change of allocation or rate; a finish event for an older epoch is stale. */
+  /** True while a resize or restart pauses training (resources held, no progress). */
+  paused = false;
+  /** Bumped on every change of allocation or rate; finish and resume events for an older epoch are stale. */
   epoch = 0;
   restarts = 0;
-  /** Seconds the training processes ran. */
+  preemptions = 0;
+  resizes = 0;
+  /** Seconds the training processes ran (not paused). */
   runningS = 0;
+  /** Seconds spent paused by resizes and restarts. */
+  pausedS = 0;
+  /** Seconds spent waiting in the queue (all waits, including after preemptions). */
+  queuedS = 0;
+  /** GPUs held times seconds. */
+  attainedGpuS = 0;
+  /** GPUs this job counts as busy in the cluster's utilisation (what the simulation last added). */
+  busyGpusCounted = 0;
+  /** When the current shape started running, for speed samples. */
+  shapeSinceS = 0;
+  readonly speedSamples: SpeedSample[] = [];
   /** Simulated time progress was last brought up to. */
   lastUpdateS = 0;
   /** Steps per second at the requested shape (the yardstick of effective training time). */
   readonly nominalRateStepsPerS: number;
 
-  constructor(readonly spec: JobSpec) {
+  constructor(
+    readonly spec: JobSpec,
+    private readonly seed: number,
+  ) {
     this.nominalRateStepsPerS = nominalStepsPerS(spec);
     if (!(this.nominalRateStepsPerS > 0)) {
       throw new InvariantError(`job ${spec.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
     }
   }
 
-  /** Current speed in steps per second (0 unless running). */
+  /** Current speed in steps per second (0 unless running and not paused). */
   get rateStepsPerS(): number {
-    return this.phase === 'running' ? this.baseRateStepsPerS * this.speedFactor : 0;
+    return this.phase === 'running' && !this.paused ? this.baseRateStepsPerS * this.speedFactor : 0;
   }
 
   /** Brings progress and time accounting up to `nowS`. */
@@ -56,8 +77,15 @@ export class JobRuntime implements JobView {
     const dtS = nowS - this.lastUpdateS;
     if (dtS < 0) throw new InvariantError(`job ${this.spec.id}: time went back from ${this.lastUpdateS}s to ${nowS}s`);
     if (this.phase === 'running') {
-      this.progressSteps += this.rateStepsPerS * dtS;
-      this.runningS += dtS;
+      this.attainedGpuS += this.gpus * dtS;
+      if (this.paused) {
+        this.pausedS += dtS;
+      } else {
+        this.progressSteps += this.rateStepsPerS * dtS;
+        this.runningS += dtS;
+      }
+    } else if (this.phase === 'queued') {
+      this.queuedS += dtS;
     }
     this.lastUpdateS = nowS;
   }
@@ -83,5 +111,11 @@ export class JobRuntime implements JobView {
   /** Effective training seconds: steps done times the nominal step time. */
   effectiveS(): number {
     return this.progressSteps / this.nominalRateStepsPerS;
+  }
+
+  /** Loss values reported so far (empty without a loss curve). */
+  lossSamples(): LossSample[] {
+    if (!this.spec.loss) return [];
+    return lossSamples(this.seed, this.spec.id, this.spec.loss, this.spec.totalSteps, this.progressSteps);
   }
 }

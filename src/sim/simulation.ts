@@ -3,6 +3,7 @@ import { assertNever, InvariantError } from '../errors.js';
 import type { TaskPlacement } from '../model/allocation.js';
 import { CapacityScratch } from '../model/capacity.js';
 import { ClusterState } from '../model/cluster-state.js';
+import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
 import { stepsPerS } from '../model/speed.js';
 import { buildSummary, type RunSummary } from '../metrics/summary.js';
 import { UsageMeter } from '../metrics/usage-meter.js';
@@ -18,6 +19,7 @@ import {
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import { JobRuntime } from './job-runtime.js';
+import { checkShape } from './shape-check.js';
 
 /** What a finished run returns: the summary (without perf) and every job's final state. */
 export interface SimResult {
@@ -31,6 +33,8 @@ export interface SimResult {
 export interface SimOptions {
   /** Re-derive and check all cluster accounting after every instant (slow; for tests). */
   readonly checkInvariants?: boolean;
+  /** Use this scheduling policy instead of the preset's (tests and tools). */
+  readonly schedulingPolicy?: SchedulingPolicy;
 }
 
 /** Wires the engine, the cluster state, the jobs and the policy stack; the only code that changes cluster state. */
@@ -39,13 +43,15 @@ export class Simulation {
   private readonly engine: Engine<SimEvent>;
   private readonly jobs: JobRuntime[];
   private readonly jobsById = new Map<string, JobRuntime>();
+  private readonly arrivalIndex = new Map<JobRuntime, number>();
   private readonly scheduling: SchedulingPolicy;
   private readonly placement: PlacementPolicy;
   private readonly meter: UsageMeter;
+  private readonly everFitsByShape = new Map<string, boolean>();
   private queued: JobRuntime[] = [];
   private running: JobRuntime[] = [];
-  private readonly everFitsByShape = new Map<string, boolean>();
   private busyGpus = 0;
+  private endedJobs = 0;
   private dirty = false;
   private finished = false;
 
@@ -54,14 +60,15 @@ export class Simulation {
     private readonly options: SimOptions = {},
   ) {
     const stack = presetStack(scenario.policy);
-    this.scheduling = schedulingPolicies[stack.scheduling]!();
+    this.scheduling = options.schedulingPolicy ?? schedulingPolicies[stack.scheduling]!();
     this.placement = placementPolicies[stack.placement]!();
     this.cluster = new ClusterState(scenario.cluster);
-    this.jobs = scenario.jobs.map((spec) => new JobRuntime(spec));
-    for (const job of this.jobs) {
+    this.jobs = scenario.jobs.map((spec) => new JobRuntime(spec, scenario.seed));
+    this.jobs.forEach((job, index) => {
       if (this.jobsById.has(job.spec.id)) throw new InvariantError(`duplicate job id ${job.spec.id}`);
       this.jobsById.set(job.spec.id, job);
-    }
+      this.arrivalIndex.set(job, index);
+    });
     this.engine = new Engine<SimEvent>({
       isStale: (event) => this.isStale(event),
       dispatch: (event) => this.dispatch(event),
@@ -73,7 +80,10 @@ export class Simulation {
       busyGpus: this.busyGpus,
       allocatedCpuMilli: this.cluster.allocatedCpuMilli,
     }));
-    if (this.jobs.length > 0) this.engine.scheduleAt(firstSubmitS, { kind: 'job-arrival', jobIndex: 0 });
+    if (this.jobs.length > 0) {
+      this.engine.scheduleAt(firstSubmitS, { kind: 'job-arrival', jobIndex: 0 });
+      if (this.scheduling.tickS !== undefined) this.engine.scheduleAt(firstSubmitS + this.scheduling.tickS, { kind: 'policy-tick' });
+    }
   }
 
   /** Current simulated time in seconds. */
@@ -93,7 +103,7 @@ export class Simulation {
     this.engine.run(this.scenario.horizonS);
     const endS = this.engine.nowS;
     this.meter.advanceTo(endS);
-    for (const job of this.running) job.advanceTo(endS);
+    for (const job of this.jobs) if (job.phase === 'running' || job.phase === 'queued') job.advanceTo(endS);
     const summary = buildSummary({
       scenario: this.scenario.name,
       policy: this.scenario.policy,
@@ -113,12 +123,14 @@ export class Simulation {
 
   private isStale(event: SimEvent): boolean {
     switch (event.kind) {
-      case 'job-finish': {
+      case 'job-finish':
+      case 'job-resume': {
         const job = this.jobsById.get(event.jobId);
         return job === undefined || job.phase !== 'running' || job.epoch !== event.epoch;
       }
       case 'job-arrival':
       case 'job-speed-factor':
+      case 'policy-tick':
         return false;
       default:
         return assertNever(event);
@@ -132,8 +144,12 @@ export class Simulation {
         return this.onArrival(event.jobIndex);
       case 'job-finish':
         return this.onFinish(this.job(event.jobId));
+      case 'job-resume':
+        return this.onResume(this.job(event.jobId));
       case 'job-speed-factor':
         return this.onSpeedFactor(this.job(event.jobId), event.factor);
+      case 'policy-tick':
+        return this.onTick();
       default:
         return assertNever(event);
     }
@@ -148,6 +164,7 @@ export class Simulation {
       job.phase = 'failed';
       job.failureReason = 'unschedulable';
       job.endS = this.engine.nowS;
+      this.endedJobs++;
       return;
     }
     job.phase = 'queued';
@@ -157,10 +174,11 @@ export class Simulation {
 
   /** True when the job would fit the whole installed cluster, empty; cached per job shape. */
   private everFits(job: JobRuntime): boolean {
-    const key = JSON.stringify([job.spec.gpuTypes, job.spec.roles]);
+    const key = JSON.stringify([job.spec.gpuTypes, job.spec.roles, job.spec.elastic]);
     let fits = this.everFitsByShape.get(key);
     if (fits === undefined) {
-      fits = this.placement.place(new CapacityScratch(this.cluster, 'empty'), placementRequestOf(job.spec)) !== null;
+      const smallest = job.spec.elastic ? job.spec.elastic.minReplicas : undefined;
+      fits = this.placement.place(new CapacityScratch(this.cluster, 'empty'), placementRequestOf(job.spec, smallest)) !== null;
       this.everFitsByShape.set(key, fits);
     }
     return fits;
@@ -169,22 +187,40 @@ export class Simulation {
   private onFinish(job: JobRuntime): void {
     job.advanceTo(this.engine.nowS);
     job.progressSteps = job.spec.totalSteps;
+    this.recordSpeedSample(job);
     this.stopRunning(job);
     job.phase = 'completed';
     job.endS = this.engine.nowS;
+    this.endedJobs++;
     this.dirty = true;
+  }
+
+  private onResume(job: JobRuntime): void {
+    job.advanceTo(this.engine.nowS);
+    job.paused = false;
+    job.shapeSinceS = this.engine.nowS;
+    this.refreshRate(job);
   }
 
   private onSpeedFactor(job: JobRuntime, factor: number): void {
     if (!(factor > 0)) throw new InvariantError(`job ${job.spec.id}: speed factor ${factor} must be positive`);
     job.advanceTo(this.engine.nowS);
-    if (job.phase === 'running') this.busyGpus += job.gpus * (factor - job.speedFactor);
+    this.recordSpeedSample(job);
     job.speedFactor = factor;
-    if (job.phase === 'running') this.rescheduleFinish(job);
+    job.shapeSinceS = this.engine.nowS;
+    if (job.phase === 'running') this.refreshRate(job);
+  }
+
+  private onTick(): void {
+    this.dirty = true;
+    if (this.endedJobs < this.jobs.length) {
+      this.engine.scheduleAt(this.engine.nowS + this.scheduling.tickS!, { kind: 'policy-tick' });
+    }
   }
 
   private endOfInstant(): void {
-    if (this.dirty && this.queued.length > 0) this.schedulePass();
+    const periodic = this.scheduling.tickS !== undefined && this.running.length > 0;
+    if (this.dirty && (this.queued.length > 0 || periodic)) this.schedulePass();
     this.dirty = false;
     if (this.options.checkInvariants) this.cluster.checkInvariants();
   }
@@ -201,62 +237,157 @@ export class Simulation {
       scratch: () => new CapacityScratch(this.cluster),
     };
     const actions = this.scheduling.schedule(context);
-    const started = new Set<string>();
-    for (const action of actions) this.apply(action, started);
-    if (started.size > 0) this.queued = this.queued.filter((job) => !started.has(job.spec.id));
+    this.applyActions(actions);
   }
 
-  private apply(action: SchedulingAction, started: Set<string>): void {
-    switch (action.kind) {
-      case 'start': {
-        const job = this.job(action.jobId);
-        if (job.phase !== 'queued' || started.has(job.spec.id)) {
-          throw new InvariantError(`${this.scheduling.name}: cannot start job ${job.spec.id} in phase ${job.phase}`);
+  /** Applies a policy's actions: preemptions, then resize removals, resize additions, and starts. */
+  private applyActions(actions: readonly SchedulingAction[]): void {
+    const touched = new Set<string>();
+    const claim = (jobId: string): JobRuntime => {
+      if (touched.has(jobId)) throw new InvariantError(`${this.scheduling.name}: two actions for job ${jobId}`);
+      touched.add(jobId);
+      return this.job(jobId);
+    };
+    const resized: JobRuntime[] = [];
+    const started = new Set<JobRuntime>();
+    for (const action of actions) if (action.kind === 'preempt') this.preempt(claim(action.jobId));
+    for (const action of actions) {
+      if (action.kind !== 'resize') continue;
+      const job = claim(action.jobId);
+      this.expectPhase(job, 'running', action.kind);
+      job.advanceTo(this.engine.nowS);
+      this.recordSpeedSample(job);
+      this.cluster.releaseTasks(job.spec.id, action.remove);
+      resized.push(job);
+    }
+    for (const action of actions) {
+      if (action.kind === 'resize') this.cluster.allocate(action.jobId, action.add);
+    }
+    for (const job of resized) {
+      job.resizes++;
+      this.takeShape(job);
+      this.pause(job);
+    }
+    for (const action of actions) {
+      switch (action.kind) {
+        case 'start': {
+          const job = claim(action.jobId);
+          this.expectPhase(job, 'queued', action.kind);
+          this.start(job, action.tasks);
+          started.add(job);
+          break;
         }
-        this.start(job, action.tasks);
-        started.add(job.spec.id);
-        return;
+        case 'resize':
+        case 'preempt':
+          break;
+        default:
+          assertNever(action);
       }
-      default:
-        return assertNever(action.kind);
+    }
+    if (started.size > 0) this.queued = this.queued.filter((job) => !started.has(job));
+  }
+
+  private expectPhase(job: JobRuntime, phase: JobRuntime['phase'], action: string): void {
+    if (job.phase !== phase) {
+      throw new InvariantError(`${this.scheduling.name}: cannot ${action} job ${job.spec.id} in phase ${job.phase}`);
     }
   }
 
   private start(job: JobRuntime, tasks: readonly TaskPlacement[]): void {
     const nowS = this.engine.nowS;
-    this.cluster.allocate(job.spec.id, tasks);
     job.advanceTo(nowS);
+    this.cluster.allocate(job.spec.id, tasks);
+    const restarting = job.firstStartS !== null;
     job.phase = 'running';
     job.firstStartS ??= nowS;
-    job.workers = tasks.filter((t) => t.role === 'worker').length;
-    job.ps = tasks.filter((t) => t.role === 'ps').length;
-    job.gpus = tasks.reduce((sum, t) => sum + (t.gpuIndices.length * t.demand.gpuMilli) / 1000, 0);
-    job.gpusWhenRunning = job.gpus;
-    job.cpuMilliWhenRunning = tasks.reduce((sum, t) => sum + t.demand.cpuMilli, 0);
-    job.baseRateStepsPerS = stepsPerS(job.spec, { workers: job.workers, ps: job.ps });
-    this.busyGpus += job.gpus * job.speedFactor;
     this.running.push(job);
-    this.rescheduleFinish(job);
+    this.takeShape(job);
+    if (restarting) this.pause(job);
+  }
+
+  /** Stops a running job and queues it again in submission order, keeping its progress. */
+  private preempt(job: JobRuntime): void {
+    this.expectPhase(job, 'running', 'preempt');
+    job.advanceTo(this.engine.nowS);
+    this.recordSpeedSample(job);
+    this.stopRunning(job);
+    job.phase = 'queued';
+    job.paused = false;
+    job.preemptions++;
+    const index = this.arrivalIndex.get(job)!;
+    let at = this.queued.length;
+    while (at > 0 && this.arrivalIndex.get(this.queued[at - 1]!)! > index) at--;
+    this.queued.splice(at, 0, job);
+  }
+
+  /** Reads the job's replica counts and resources from what it holds and recomputes its speed. */
+  private takeShape(job: JobRuntime): void {
+    const tasks = this.cluster.tasksOf(job.spec.id) ?? [];
+    checkShape(job.spec, tasks, this.scheduling.name);
+    job.workers = 0;
+    job.ps = 0;
+    job.gpus = 0;
+    job.cpuMilli = 0;
+    const racks = new Set<string>();
+    for (const task of tasks) {
+      if (task.role === 'worker') {
+        job.workers++;
+        racks.add(this.cluster.nodes[task.nodeIndex]!.rack);
+      } else if (task.role === 'ps') {
+        job.ps++;
+      }
+      job.gpus += (task.gpuIndices.length * task.demand.gpuMilli) / 1000;
+      job.cpuMilli += task.demand.cpuMilli;
+    }
+    job.gpusWhenRunning = job.gpus;
+    job.cpuMilliWhenRunning = job.cpuMilli;
+    const crossRack = job.spec.kind === 'allreduce' && racks.size > 1;
+    job.baseRateStepsPerS =
+      stepsPerS(job.spec, { workers: job.workers, ps: job.ps }) / (crossRack ? this.scenario.params.crossRackSlowdown : 1);
+    job.shapeSinceS = this.engine.nowS;
+    this.refreshRate(job);
+  }
+
+  /** Pauses a running job's training for the resize pause; a resume event ends the pause. */
+  private pause(job: JobRuntime): void {
+    const pauseS = this.scenario.params.resizePauseS;
+    if (pauseS <= 0) return;
+    job.paused = true;
+    this.refreshRate(job);
+    this.engine.scheduleAt(this.engine.nowS + pauseS, { kind: 'job-resume', jobId: job.spec.id, epoch: job.epoch });
+  }
+
+  /** Updates the job's share of busy GPUs and reschedules its finish for its current rate. */
+  private refreshRate(job: JobRuntime): void {
+    this.busyGpus -= job.busyGpusCounted;
+    job.busyGpusCounted = job.rateStepsPerS > 0 ? job.gpus * job.speedFactor : 0;
+    this.busyGpus += job.busyGpusCounted;
+    job.epoch++;
+    const finishS = job.finishTimeS();
+    if (Number.isFinite(finishS)) {
+      this.engine.scheduleAt(finishS, { kind: 'job-finish', jobId: job.spec.id, epoch: job.epoch });
+    }
+  }
+
+  /** Records the speed the job measured at its current shape since it took it (with measurement noise). */
+  private recordSpeedSample(job: JobRuntime): void {
+    if (job.phase !== 'running' || job.paused || this.engine.nowS <= job.shapeSinceS) return;
+    const noise = 1 + SPEED_NOISE * keyedNormal(`dlsim:${this.scenario.seed}:speed:${job.spec.id}:${job.speedSamples.length}`);
+    job.speedSamples.push({ ps: job.ps, workers: job.workers, stepsPerS: job.rateStepsPerS * noise });
   }
 
   private stopRunning(job: JobRuntime): void {
     this.cluster.release(job.spec.id);
-    this.busyGpus -= job.gpus * job.speedFactor;
+    this.busyGpus -= job.busyGpusCounted;
+    job.busyGpusCounted = 0;
     job.gpus = 0;
+    job.cpuMilli = 0;
     job.workers = 0;
     job.ps = 0;
     job.epoch++;
     const index = this.running.indexOf(job);
     if (index < 0) throw new InvariantError(`job ${job.spec.id} is not running`);
     this.running.splice(index, 1);
-  }
-
-  private rescheduleFinish(job: JobRuntime): void {
-    job.epoch++;
-    const finishS = job.finishTimeS();
-    if (Number.isFinite(finishS)) {
-      this.engine.scheduleAt(finishS, { kind: 'job-finish', jobId: job.spec.id, epoch: job.epoch });
-    }
   }
 
   private job(jobId: string): JobRuntime {

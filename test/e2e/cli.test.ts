@@ -74,7 +74,7 @@ describe('dlsim CLI', () => {
     expect(readdirSync(out).sort()).toEqual(['jobs.csv', 'summary.json']);
     expect(withoutPerf(readFileSync(join(out, 'summary.json'), 'utf8'))).toEqual(withoutPerf(run.stdout));
     const lines = readFileSync(join(out, 'jobs.csv'), 'utf8').trim().split('\n');
-    expect(lines[0]).toBe('id,kind,submitS,startS,endS,jctS,queueS,state,gpus,restarts,ettr,lostGpuHours,runningS,failureReason');
+    expect(lines[0]).toBe('id,kind,submitS,startS,endS,jctS,queueS,state,gpus,restarts,ettr,lostGpuHours,runningS,failureReason,queuedS,pausedS,preemptions,resizes');
     const summary = JSON.parse(run.stdout) as { jobs: { submitted: number } };
     expect(lines.length - 1).toBe(summary.jobs.submitted);
   });

@@ -8,11 +8,17 @@ import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { batchJob, gpuCluster } from '../helpers.js';
 
 /** A busy little cluster and a queue of mixed jobs, as every scheduling policy must handle it. */
-function contractCase(): { cluster: ClusterState; queued: JobView[]; context: SchedulingContext } {
+function contractCase(): { cluster: ClusterState; queued: JobView[]; running: JobView[]; context: SchedulingContext } {
   const cluster = new ClusterState(gpuCluster(3, 8));
-  cluster.allocate('running-0', [
-    { role: 'worker', nodeIndex: 0, gpuIndices: [0, 1, 2, 3, 4], demand: { gpus: 5, gpuMilli: 1000, cpuMilli: 4000, memMiB: 1024 } },
-  ]);
+  const runningSpec = batchJob('r0', 0, 5, 1000);
+  cluster.allocate('r0', [{ role: 'worker', nodeIndex: 0, gpuIndices: [0, 1, 2, 3, 4], demand: runningSpec.roles[0]!.demand }]);
+  const r0 = new JobRuntime(runningSpec, 1);
+  r0.phase = 'running';
+  r0.firstStartS = 0;
+  r0.workers = 1;
+  r0.gpus = 5;
+  r0.progressSteps = 100;
+  const running = [r0];
   const queued = [
     batchJob('q1', 1, 8, 100, 2),
     batchJob('q2', 2, 1, 50),
@@ -20,7 +26,7 @@ function contractCase(): { cluster: ClusterState; queued: JobView[]; context: Sc
     batchJob('q4', 4, 2, 70),
     batchJob('q5', 5, 8, 20, 3),
   ].map((spec) => {
-    const job = new JobRuntime(spec);
+    const job = new JobRuntime(spec, 1);
     job.phase = 'queued';
     return job;
   });
@@ -28,22 +34,22 @@ function contractCase(): { cluster: ClusterState; queued: JobView[]; context: Sc
     nowS: 10,
     cluster,
     queued,
-    running: [],
+    running,
     placement: packPlacement,
     scratch: () => new CapacityScratch(cluster),
   };
-  return { cluster, queued, context };
+  return { cluster, queued, running, context };
 }
 
 /** A deep snapshot of everything a policy could see, to detect mutation. */
-function snapshot(cluster: ClusterState, queued: readonly JobView[]): string {
+function snapshot(cluster: ClusterState, jobs: readonly JobView[]): string {
   const nodes = cluster.nodes.map((_, i) => [
     cluster.nodeHealth(i),
     cluster.freeWholeGpus(i),
     cluster.freeCpuMilli(i),
     cluster.freeMemMiB(i),
   ]);
-  return JSON.stringify({ nodes, jobs: queued.map((j) => [j.spec.id, j.phase, j.progressSteps, j.workers]) });
+  return JSON.stringify({ nodes, jobs: jobs.map((j) => [j.spec.id, j.phase, j.progressSteps, j.workers, j.gpus]) });
 }
 
 describe.each(Object.keys(schedulingPolicies))('scheduling policy %s (contract)', (name) => {
@@ -55,26 +61,33 @@ describe.each(Object.keys(schedulingPolicies))('scheduling policy %s (contract)'
     expect(JSON.stringify(second)).toBe(JSON.stringify(first));
   });
 
-  it('returns only known queued job ids, each at most once', () => {
-    const { context, queued } = contractCase();
-    const ids = create().schedule(context).map((a) => a.jobId);
-    const known = new Set(queued.map((j) => j.spec.id));
-    for (const id of ids) expect(known.has(id)).toBe(true);
-    expect(new Set(ids).size).toBe(ids.length);
+  it('returns only known job ids, each at most once: starts for queued jobs, resizes and preemptions for running ones', () => {
+    const { context, queued, running } = contractCase();
+    const actions = create().schedule(context);
+    const queuedIds = new Set(queued.map((j) => j.spec.id));
+    const runningIds = new Set(running.map((j) => j.spec.id));
+    for (const action of actions) {
+      expect(action.kind === 'start' ? queuedIds.has(action.jobId) : runningIds.has(action.jobId)).toBe(true);
+    }
+    expect(new Set(actions.map((a) => a.jobId)).size).toBe(actions.length);
   });
 
   it('never mutates its view', () => {
-    const { context, cluster, queued } = contractCase();
-    const before = snapshot(cluster, queued);
+    const { context, cluster, queued, running } = contractCase();
+    const before = snapshot(cluster, [...queued, ...running]);
     create().schedule(context);
-    expect(snapshot(cluster, queued)).toBe(before);
+    expect(snapshot(cluster, [...queued, ...running])).toBe(before);
   });
 
   it('never exceeds capacity: its decision applies to the real cluster without an invariant breach', () => {
     const { context, cluster } = contractCase();
     const actions = create().schedule(context);
     expect(actions.length).toBeGreaterThan(0);
-    for (const action of actions) cluster.allocate(action.jobId, action.tasks);
+    // The order the simulation applies them in: preemptions, resize removals, resize additions, starts.
+    for (const a of actions) if (a.kind === 'preempt') cluster.release(a.jobId);
+    for (const a of actions) if (a.kind === 'resize') cluster.releaseTasks(a.jobId, a.remove);
+    for (const a of actions) if (a.kind === 'resize') cluster.allocate(a.jobId, a.add);
+    for (const a of actions) if (a.kind === 'start') cluster.allocate(a.jobId, a.tasks);
     cluster.checkInvariants();
   });
 });

@@ -1,0 +1,40 @@
+import { InvariantError } from '../errors.js';
+import type { TaskPlacement } from '../model/allocation.js';
+import type { JobSpec, ReplicaDemand } from '../model/job-spec.js';
+
+/**
+ * Checks that a job's tasks form a shape it may run with: each task asks exactly its role's demand;
+ * workers number the requested count, or for an elastic job a multiple of its unit within its
+ * bounds; PS jobs that are elastic may run any positive number of parameter servers; other roles
+ * their requested count. A breach is a policy bug (InvariantError).
+ */
+export function checkShape(spec: JobSpec, tasks: readonly TaskPlacement[], policy: string): void {
+  for (const role of spec.roles) {
+    const mine = tasks.filter((t) => t.role === role.role);
+    for (const task of mine) {
+      if (!sameDemand(task.demand, role.demand)) {
+        throw new InvariantError(`${policy}: job ${spec.id} got a ${role.role} task with another demand than its spec`);
+      }
+    }
+    const count = mine.length;
+    let ok: boolean;
+    if (role.role === 'worker' && spec.elastic) {
+      const { minReplicas, maxReplicas, unit } = spec.elastic;
+      ok = count >= minReplicas && count <= maxReplicas && count % unit === 0;
+    } else if (role.role === 'ps' && spec.elastic) {
+      ok = count >= 1;
+    } else {
+      ok = count === role.replicas;
+    }
+    if (!ok) throw new InvariantError(`${policy}: job ${spec.id} cannot run with ${count} ${role.role} replicas`);
+  }
+  for (const task of tasks) {
+    if (!spec.roles.some((r) => r.role === task.role)) {
+      throw new InvariantError(`${policy}: job ${spec.id} has no ${task.role} role`);
+    }
+  }
+}
+
+function sameDemand(a: ReplicaDemand, b: ReplicaDemand): boolean {
+  return a === b || (a.gpus === b.gpus && a.gpuMilli === b.gpuMilli && a.cpuMilli === b.cpuMilli && a.memMiB === b.memMiB);
+}
