@@ -2,6 +2,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ConfigError } from '../errors.js';
+import { compareCommand } from './compare.js';
 import { listCommand } from './list.js';
 import { reportError } from './output.js';
 import { runCommand } from './run.js';
@@ -14,9 +15,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       .scriptName('dlsim')
       .usage('$0 <command> [options]')
       .command(runCommand)
+      .command(compareCommand)
       .command(listCommand)
       .command(traceCommand)
-      .demandCommand(1, 'name a command: run, list, trace')
+      .demandCommand(1, 'name a command: run, compare, list, trace')
       .strict()
       .fail((message, error) => {
         // yargs reports its own parse failures as a message; errors from commands pass through.

@@ -65,9 +65,11 @@ export type CsvHeader = { readonly kind: 'first-line' } | { readonly kind: 'fixe
  * a different cell count than the header are still passed on: accessors report "missing column".
  */
 export async function* csvRows(file: string, header: CsvHeader): AsyncGenerator<CsvRow> {
-  const parser = createReadStream(file).pipe(
-    parse({ relax_column_count: true, skip_empty_lines: true, info: true, bom: true }),
-  );
+  const input = createReadStream(file);
+  const parser = parse({ relax_column_count: true, skip_empty_lines: true, info: true, bom: true });
+  // pipe() does not pass a read error (a missing file) on: hand it to the parser so the loop throws it.
+  input.on('error', (error) => parser.destroy(error));
+  input.pipe(parser);
   let columns: Map<string, number> | null =
     header.kind === 'fixed' ? new Map(header.columns.map((name, i) => [name, i])) : null;
   try {

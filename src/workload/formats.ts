@@ -1,9 +1,15 @@
+import { acmeFormat } from './formats/acme.js';
+import { heliosFormat } from './formats/helios.js';
 import { nativeFormat } from './formats/native.js';
+import { phillyFormat } from './formats/philly.js';
 import type { TraceFormat } from './trace-format.js';
 
 /** Trace formats by id: one line each. */
 export const traceFormats: Readonly<Record<string, TraceFormat>> = {
   native: nativeFormat,
+  philly: phillyFormat,
+  helios: heliosFormat,
+  acme: acmeFormat,
 };
 
 /** Ids of all trace formats, in declaration order. */

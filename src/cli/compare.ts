@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { ConfigError } from '../errors.js';
+import { presetNames } from '../policies/presets.js';
+import { writeFileAtomic } from '../report/atomic-write.js';
+import { buildComparison, comparisonCsv, comparisonTable, type ComparisonRun } from '../report/compare.js';
+import { loadScenario } from '../scenario/load.js';
+import type { RunRequest } from '../sim/run-scenario.js';
+import { printJson } from './output.js';
+import { defaultWorkers, runMany } from './run-many.js';
+
+interface CompareArgs {
+  scenario: string;
+  policies: string;
+  seeds: number;
+  seed?: number;
+  set?: string[];
+  out?: string;
+  json?: boolean;
+  workers?: number;
+}
+
+/** `dlsim compare SCENARIO --policies a,b,c`: every policy on the same seeds, side by side. */
+export const compareCommand: CommandModule<object, CompareArgs> = {
+  command: 'compare <scenario>',
+  describe: 'Run several policies on the same seeds and compare their summaries',
+  builder: (yargs: Argv<object>) =>
+    yargs
+      .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario YAML file' })
+      .option('policies', { type: 'string', demandOption: true, describe: 'comma-separated presets; the first is the baseline' })
+      .option('seeds', { type: 'number', default: 3, describe: 'number of seeds: the scenario seed and the ones after it' })
+      .option('seed', { type: 'number', describe: 'first seed (default: the scenario seed)' })
+      .option('set', { type: 'string', array: true, describe: 'override a scenario value: path=value (repeatable)' })
+      .option('out', { type: 'string', describe: 'folder to write comparison.csv and comparison.json to' })
+      .option('json', { type: 'boolean', describe: 'print the comparison as one JSON object' })
+      .option('workers', { type: 'number', describe: 'worker threads (default: one per core); results do not depend on it' }) as Argv<CompareArgs>,
+  handler: async (args: ArgumentsCamelCase<CompareArgs>) => {
+    const policies = args.policies.split(',').map((p) => p.trim()).filter((p) => p !== '');
+    if (policies.length === 0) throw new ConfigError('--policies', 'name at least one policy');
+    const known = presetNames();
+    for (const policy of policies) {
+      if (!known.includes(policy)) throw new ConfigError('--policies', `unknown policy "${policy}"; known policies: ${known.join(', ')}`);
+    }
+    if (new Set(policies).size !== policies.length) throw new ConfigError('--policies', 'a policy is named twice');
+    if (!(Number.isInteger(args.seeds) && args.seeds >= 1)) throw new ConfigError('--seeds', `expected a positive integer, got ${args.seeds}`);
+    if (args.workers !== undefined && !(Number.isInteger(args.workers) && args.workers >= 1)) {
+      throw new ConfigError('--workers', `expected a positive integer, got ${args.workers}`);
+    }
+    const sets = args.set ?? [];
+    // Load once here so that scenario errors are reported as such, before any run starts.
+    const scenario = await loadScenario(args.scenario, { policy: policies[0], seed: args.seed, sets, knownPolicies: known });
+    for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
+    const seeds = Array.from({ length: args.seeds }, (_, i) => scenario.seed + i);
+    const requests: RunRequest[] = policies.flatMap((policy) => seeds.map((seed) => ({ file: args.scenario, policy, seed, sets })));
+    const startedMs = performance.now();
+    const summaries = await runMany(requests, args.workers ?? defaultWorkers(requests.length));
+    const wallS = (performance.now() - startedMs) / 1000;
+    const runs: ComparisonRun[] = requests.map((r, i) => ({ policy: r.policy, seed: r.seed, summary: summaries[i]! }));
+    const comparison = buildComparison(scenario.name, policies, runs);
+    if (args.out) {
+      writeFileAtomic(join(args.out, 'comparison.csv'), comparisonCsv(runs));
+      writeFileAtomic(join(args.out, 'comparison.json'), `${JSON.stringify(comparison, null, 2)}\n`);
+    }
+    if (args.json) return printJson(comparison);
+    process.stdout.write(`${comparisonTable(comparison)}\n\n${requests.length} runs in ${wallS.toFixed(1)}s\n`);
+  },
+};

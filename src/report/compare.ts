@@ -1,0 +1,147 @@
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import { stringify } from 'csv-stringify/sync';
+import type { RunSummary } from '../metrics/summary.js';
+import { alignColumns, formatPercent, formatSeconds } from './summary-table.js';
+
+/** One run of a comparison: a policy on a seed, and its summary. */
+export interface ComparisonRun {
+  readonly policy: string;
+  readonly seed: number;
+  readonly summary: RunSummary;
+}
+
+/** Mean, 95% confidence half-width and ratio to the first policy of one metric for one policy. */
+export interface MetricStats {
+  /** Number of seeds. */
+  readonly n: number;
+  readonly mean: number;
+  /** Half-width of the 95% confidence interval of the mean (Student t); null with one seed. */
+  readonly ci95: number | null;
+  /** This policy's mean divided by the first policy's; null when the first policy's mean is 0. */
+  readonly ratioToFirst: number | null;
+}
+
+/** The result of `dlsim compare`: every metric's statistics per policy. */
+export interface Comparison {
+  readonly scenario: string;
+  readonly policies: readonly string[];
+  readonly seeds: readonly number[];
+  /** metric name (dotted, as in the summary) -> policy -> statistics. */
+  readonly metrics: Readonly<Record<string, Readonly<Record<string, MetricStats>>>>;
+}
+
+/** Metrics left out of comparisons: they describe the run, not the policy (or vary between identical runs). */
+const NOT_COMPARED = new Set(['seed', 'perf.wallS', 'perf.eventsPerS']);
+
+/** The summary's numeric leaves as dotted names ("jctS.mean", "faults.byType.xid-79"), in summary order. */
+export function flattenMetrics(summary: RunSummary): [string, number][] {
+  const out: [string, number][] = [];
+  const walk = (value: unknown, prefix: string): void => {
+    if (typeof value === 'number') {
+      if (!NOT_COMPARED.has(prefix)) out.push([prefix, value]);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) walk(child, prefix === '' ? key : `${prefix}.${key}`);
+    }
+  };
+  walk(summary, '');
+  return out;
+}
+
+/** Aggregates runs into per-policy statistics; `policies` gives the order (the first is the baseline). */
+export function buildComparison(scenario: string, policies: readonly string[], runs: readonly ComparisonRun[]): Comparison {
+  const seeds = [...new Set(runs.map((r) => r.seed))].sort((a, b) => a - b);
+  const values = new Map<string, Map<string, number[]>>();
+  for (const run of runs) {
+    for (const [metric, value] of flattenMetrics(run.summary)) {
+      let byPolicy = values.get(metric);
+      if (!byPolicy) values.set(metric, (byPolicy = new Map()));
+      const list = byPolicy.get(run.policy) ?? [];
+      list.push(value);
+      byPolicy.set(run.policy, list);
+    }
+  }
+  const metrics: Record<string, Record<string, MetricStats>> = {};
+  for (const [metric, byPolicy] of values) {
+    const baseline = meanOf(byPolicy.get(policies[0]!) ?? [0]);
+    metrics[metric] = {};
+    for (const policy of policies) {
+      const list = byPolicy.get(policy) ?? [0];
+      const mean = meanOf(list);
+      metrics[metric][policy] = {
+        n: list.length,
+        mean: round6(mean),
+        ci95: list.length > 1 ? round6(ciHalfWidth(list, mean)) : null,
+        ratioToFirst: baseline !== 0 ? round6(mean / baseline) : null,
+      };
+    }
+  }
+  return { scenario, policies, seeds, metrics };
+}
+
+/** The tidy CSV of all runs: policy,seed,metric,value. */
+export function comparisonCsv(runs: readonly ComparisonRun[]): string {
+  const rows: (string | number)[][] = [['policy', 'seed', 'metric', 'value']];
+  for (const run of runs) for (const [metric, value] of flattenMetrics(run.summary)) rows.push([run.policy, run.seed, metric, value]);
+  return stringify(rows);
+}
+
+/** Metrics the comparison table shows, with how to print them. */
+const TABLE_METRICS: readonly (readonly [string, string, 'seconds' | 'ratio' | 'count'])[] = [
+  ['jobs.completed', 'jobs completed', 'count'],
+  ['jctS.mean', 'JCT mean', 'seconds'],
+  ['jctS.p90', 'JCT p90', 'seconds'],
+  ['queueDelayS.mean', 'queueing mean', 'seconds'],
+  ['queueDelayS.p90', 'queueing p90', 'seconds'],
+  ['makespanS', 'makespan', 'seconds'],
+  ['gpuAllocationRate', 'GPU allocation', 'ratio'],
+  ['gpuUtilization', 'GPU utilization', 'ratio'],
+  ['cpuAllocationRate', 'CPU allocation', 'ratio'],
+  ['ettr', 'ETTR', 'ratio'],
+  ['runtimeRatio', 'runtime ratio', 'ratio'],
+  ['restarts', 'restarts', 'count'],
+];
+
+/** The readable comparison table: mean ± 95% CI per metric and policy, and the ratio to the first policy. */
+export function comparisonTable(comparison: Comparison): string {
+  const { policies, seeds } = comparison;
+  const seedText = seeds.length === 1 ? `seed ${seeds[0]}` : `seeds ${seeds.join(', ')}`;
+  const rows: string[][] = [['metric', ...policies]];
+  for (const [metric, label, unit] of TABLE_METRICS) {
+    const byPolicy = comparison.metrics[metric];
+    if (!byPolicy) continue;
+    rows.push([
+      label,
+      ...policies.map((policy, i) => {
+        const stats = byPolicy[policy]!;
+        const format = (v: number): string =>
+          unit === 'seconds' ? formatSeconds(v) : unit === 'ratio' ? formatPercent(v) : String(Math.round(v * 10) / 10);
+        const ci = stats.ci95 === null ? '' : ` ± ${format(stats.ci95)}`;
+        const ratio = i > 0 && stats.ratioToFirst !== null ? ` (${stats.ratioToFirst.toFixed(2)}x)` : '';
+        return `${format(stats.mean)}${ci}${ratio}`;
+      }),
+    ]);
+  }
+  return [
+    `scenario ${comparison.scenario}  ${seedText}  (mean ± 95% CI over seeds; (Nx) = ratio to ${policies[0]})`,
+    '',
+    alignColumns(rows),
+  ].join('\n');
+}
+
+function meanOf(values: readonly number[]): number {
+  let sum = 0;
+  for (const v of values) sum += v;
+  return sum / values.length;
+}
+
+/** Half-width of the 95% confidence interval of the mean: t(0.975, n-1) x sd / sqrt(n). */
+function ciHalfWidth(values: readonly number[], mean: number): number {
+  let squares = 0;
+  for (const v of values) squares += (v - mean) ** 2;
+  const sd = Math.sqrt(squares / (values.length - 1));
+  return (tQuantile(0.975, values.length - 1) * sd) / Math.sqrt(values.length);
+}
+
+function round6(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
