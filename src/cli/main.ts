@@ -2,6 +2,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ConfigError } from '../errors.js';
+import { benchCommand } from './bench.js';
 import { compareCommand } from './compare.js';
 import { listCommand } from './list.js';
 import { reportError } from './output.js';
@@ -17,8 +18,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       .command(runCommand)
       .command(compareCommand)
       .command(listCommand)
+      .command(benchCommand)
       .command(traceCommand)
-      .demandCommand(1, 'name a command: run, compare, list, trace')
+      .demandCommand(1, 'name a command: run, compare, list, trace, bench')
       .strict()
       .fail((message, error) => {
         // yargs reports its own parse failures as a message; errors from commands pass through.

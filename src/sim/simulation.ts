@@ -187,7 +187,6 @@ export class Simulation {
   private onFinish(job: JobRuntime): void {
     job.advanceTo(this.engine.nowS);
     job.progressSteps = job.spec.totalSteps;
-    this.recordSpeedSample(job);
     this.stopRunning(job);
     job.phase = 'completed';
     job.endS = this.engine.nowS;
@@ -284,7 +283,15 @@ export class Simulation {
           assertNever(action);
       }
     }
-    if (started.size > 0) this.queued = this.queued.filter((job) => !started.has(job));
+    if (started.size > 0) this.removeFromQueue(started);
+  }
+
+  /** Removes started jobs from the queue; the usual case, a prefix of it, is a cheap splice. */
+  private removeFromQueue(started: ReadonlySet<JobRuntime>): void {
+    let prefix = 0;
+    while (prefix < this.queued.length && started.has(this.queued[prefix]!)) prefix++;
+    if (prefix === started.size) this.queued.splice(0, prefix);
+    else this.queued = this.queued.filter((job) => !started.has(job));
   }
 
   private expectPhase(job: JobRuntime, phase: JobRuntime['phase'], action: string): void {
