@@ -1,4 +1,6 @@
 import { acmeFormat } from './formats/acme.js';
+import { alibabaGpu2023Format } from './formats/alibaba-gpu-2023.js';
+import { alibabaPai2020Format } from './formats/alibaba-pai-2020.js';
 import { heliosFormat } from './formats/helios.js';
 import { nativeFormat } from './formats/native.js';
 import { phillyFormat } from './formats/philly.js';
@@ -7,6 +9,8 @@ import type { TraceFormat } from './trace-format.js';
 /** Trace formats by id: one line each. */
 export const traceFormats: Readonly<Record<string, TraceFormat>> = {
   native: nativeFormat,
+  'alibaba-gpu-2023': alibabaGpu2023Format,
+  'alibaba-pai-2020': alibabaPai2020Format,
   philly: phillyFormat,
   helios: heliosFormat,
   acme: acmeFormat,
