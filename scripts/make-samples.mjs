@@ -1,0 +1,15 @@
+// Remakes every sample in traces/samples from the project's own code: the fixed job lists of
+// src/workload/samples/*.ts written by each format's writer, and 200 jobs of each generator style
+// in the native format. Run after `npm install` (which builds dist/): node scripts/make-samples.mjs
+import { writeAlibabaSamples } from '../dist/workload/samples/alibaba.js';
+import { writeOtherSamples } from '../dist/workload/samples/others.js';
+import { generateTrace } from '../dist/cli/trace-generate.js';
+
+const dir = new URL('../traces/samples/', import.meta.url).pathname;
+await writeAlibabaSamples(dir);
+await writeOtherSamples(dir);
+for (const style of ['philly', 'alibaba-pai', 'ant']) {
+  const result = await generateTrace(style, 200, 1, `${dir}native/${style}.jsonl`);
+  console.log(`${style}: ${result.jobs ?? 200} jobs`);
+}
+console.log(`samples written to ${dir}`);
