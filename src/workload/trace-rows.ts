@@ -5,7 +5,7 @@ import { stringify } from 'csv-stringify/sync';
 import { ConfigError, TraceError } from '../errors.js';
 import type { JobSpec, ReplicaDemand } from '../model/job-spec.js';
 import { writeFileAtomic } from '../report/atomic-write.js';
-import { fileError, type CsvRow } from './csv-rows.js';
+import { convertRow, csvRows, fileError, type CsvRow } from './csv-rows.js';
 import type { TraceReadOptions } from './trace-format.js';
 
 
@@ -198,3 +198,23 @@ export function writeCsv(path: string, rows: readonly (readonly (string | number
   return path;
 }
 
+
+/**
+ * Streams jobs of header-row CSV files, one per row, submit times as the rows give them: checks the
+ * header has the `required` columns, converts each row with `convert` and applies the bad-row policy.
+ */
+export async function* csvJobsOf(
+  files: readonly string[],
+  options: TraceReadOptions,
+  required: readonly string[],
+  convert: (row: CsvRow, header: readonly string[]) => JobSpec,
+): AsyncGenerator<JobSpec> {
+  for (const file of files) {
+    const header = await readCsvHeader(file);
+    checkHeader(file, header, required);
+    for await (const row of csvRows(file, { kind: 'first-line' })) {
+      const job = convertRow(options, () => convert(row, header));
+      if (job !== null) yield job;
+    }
+  }
+}

@@ -26,9 +26,9 @@
  */
 import { join } from 'node:path';
 import type { JobSpec } from '../../model/job-spec.js';
-import { convertRow, csvRows, type CsvRow } from '../csv-rows.js';
+import type { CsvRow } from '../csv-rows.js';
 import type { TraceFormat, TraceReadOptions } from '../trace-format.js';
-import { checkHeader, checkRowComplete, formatTimestamp, optionalTimeCellS, positiveDurationS, readCsvHeader, shiftedToEarliest, soleWorker, timeCellS, traceBatchJob, writeCsv } from '../trace-rows.js';
+import { checkRowComplete, csvJobsOf, formatTimestamp, optionalTimeCellS, positiveDurationS, shiftedToEarliest, soleWorker, timeCellS, traceBatchJob, writeCsv } from '../trace-rows.js';
 import { slurmDurationS, slurmWorkers } from './slurm-common.js';
 
 /** Columns an Acme job trace must have. */
@@ -88,15 +88,8 @@ function acmeJob(row: CsvRow, header: readonly string[]): JobSpec {
 }
 
 /** Streams Acme jobs of all files with epoch-second submit times. */
-async function* readAcmeEpoch(files: readonly string[], options: TraceReadOptions): AsyncGenerator<JobSpec> {
-  for (const file of files) {
-    const header = await readCsvHeader(file);
-    checkHeader(file, header, ACME_REQUIRED);
-    for await (const row of csvRows(file, { kind: 'first-line' })) {
-      const job = convertRow(options, () => acmeJob(row, header));
-      if (job !== null) yield job;
-    }
-  }
+function readAcmeEpoch(files: readonly string[], options: TraceReadOptions): AsyncGenerator<JobSpec> {
+  return csvJobsOf(files, options, ACME_REQUIRED, acmeJob);
 }
 
 /**

@@ -22,9 +22,9 @@
  */
 import { join } from 'node:path';
 import type { JobSpec } from '../../model/job-spec.js';
-import { convertRow, csvRows, type CsvRow } from '../csv-rows.js';
+import type { CsvRow } from '../csv-rows.js';
 import type { TraceFormat, TraceReadOptions } from '../trace-format.js';
-import { formatTimestamp, timeCellS, readCsvHeader, checkHeader, checkRowComplete, traceBatchJob, shiftedToEarliest, soleWorker, writeCsv } from '../trace-rows.js';
+import { checkRowComplete, csvJobsOf, formatTimestamp, shiftedToEarliest, soleWorker, timeCellS, traceBatchJob, writeCsv } from '../trace-rows.js';
 import { slurmWorkers, slurmDurationS } from './slurm-common.js';
 
 /** Columns a Helios cluster_log.csv must have. */
@@ -58,15 +58,8 @@ function heliosJob(row: CsvRow, header: readonly string[]): JobSpec {
 }
 
 /** Streams Helios jobs of all files with epoch-second submit times. */
-async function* readHeliosEpoch(files: readonly string[], options: TraceReadOptions): AsyncGenerator<JobSpec> {
-  for (const file of files) {
-    const header = await readCsvHeader(file);
-    checkHeader(file, header, HELIOS_REQUIRED);
-    for await (const row of csvRows(file, { kind: 'first-line' })) {
-      const job = convertRow(options, () => heliosJob(row, header));
-      if (job !== null) yield job;
-    }
-  }
+function readHeliosEpoch(files: readonly string[], options: TraceReadOptions): AsyncGenerator<JobSpec> {
+  return csvJobsOf(files, options, HELIOS_REQUIRED, heliosJob);
 }
 
 /** Writes jobs as a Helios cluster_log.csv (queue 0: start = submit); returns the file written. */

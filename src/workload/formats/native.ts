@@ -43,6 +43,7 @@ const nativeJobSchema = z
     status: z.string().optional(),
     retries: z.number().int().nonnegative().optional(),
     source: z.string().optional(),
+    loss: z.strictObject({ b0: positive, b1: nonNegative, b2: nonNegative, noise: nonNegative, targetLoss: positive }).optional(),
   })
   .refine((job) => (job.durationS === undefined) !== (job.totalSteps === undefined), {
     message: 'give exactly one of durationS and totalSteps',
@@ -71,6 +72,7 @@ export function nativeLine(job: JobSpec): string {
     ...(job.traceStatus === undefined ? {} : { status: job.traceStatus }),
     ...(job.traceRetries === undefined ? {} : { retries: job.traceRetries }),
     source: job.source,
+    ...(job.loss === undefined ? {} : { loss: { ...job.loss } }),
   };
   return JSON.stringify(record);
 }
@@ -107,6 +109,7 @@ export function parseNativeLine(text: string, file: string, line: number): JobSp
     source: job.source ?? `${file}:${line}`,
     ...(job.status === undefined ? {} : { traceStatus: job.status }),
     ...(job.retries === undefined ? {} : { traceRetries: job.retries }),
+    ...(job.loss === undefined ? {} : { loss: job.loss }),
   };
 }
 

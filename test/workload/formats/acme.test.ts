@@ -1,18 +1,16 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, TraceError } from '../../../src/errors.js';
-import type { JobSpec } from '../../../src/model/job-spec.js';
+import { ConfigError } from '../../../src/errors.js';
 import { acmeFormat } from '../../../src/workload/formats/acme.js';
 import { acmeSampleJobs, OTHER_SAMPLE_DIRS, writeOtherSamples } from '../../../src/workload/samples/others.js';
 import type { TraceReadOptions } from '../../../src/workload/trace-format.js';
+import { SAMPLES, readAllJobs, rejection, withoutSource, writeLines } from './format-helpers.js';
 
 const SEREN_HEADER = 'job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time';
 const KALOS_HEADER =
   'job_id,user,node_num,gpu_num,cpu_num,mem_per_pod_GB,shared_mem_per_pod,type,state,submit_time,start_time,end_time,fail_time,stop_time,duration,queue,gpu_time';
-const SAMPLES = join(import.meta.dirname, '../../../traces/samples');
-
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dlsim-acme-'));
@@ -21,35 +19,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Writes a CSV file of the given lines into the test's temporary folder. */
-async function csvFile(name: string, lines: readonly string[]): Promise<string> {
-  const file = join(dir, name);
-  await writeFile(file, `${lines.join('\n')}\n`);
-  return file;
+/** Writes a file of the given lines into the test's temporary folder. */
+function csvFile(name: string, lines: readonly string[]): Promise<string> {
+  return writeLines(dir, name, lines);
 }
 
 /** Reads all jobs of the files, collecting the skipped rows. */
-async function readAll(files: string[], options: Partial<TraceReadOptions> = {}): Promise<{ jobs: JobSpec[]; skipped: TraceError[] }> {
-  const jobs: JobSpec[] = [];
-  const skipped: TraceError[] = [];
-  const full: TraceReadOptions = { limit: Infinity, strict: false, onSkip: (error) => skipped.push(error), ...options };
-  for await (const job of acmeFormat.readJobs(files, full)) jobs.push(job);
-  return { jobs, skipped };
-}
-
-/** The error a promise rejects with. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
-
-function withoutSource(job: JobSpec): Omit<JobSpec, 'source'> {
-  const { source: _source, ...rest } = job;
-  return rest;
+function readAll(files: string[], options: Partial<TraceReadOptions> = {}) {
+  return readAllJobs(acmeFormat, files, options);
 }
 
 describe('acme trace_seren.csv', () => {

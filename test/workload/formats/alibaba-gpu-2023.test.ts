@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { alibabaGpu2023Format, OPENB_POD_SAMPLE_FILE } from '../../../src/worklo
 import { alibabaGpuSampleCluster, alibabaGpuSampleJobs, GPU_2023_SAMPLE_DIR, OPENB_NODE_SAMPLE_FILE, writeAlibabaSamples } from '../../../src/workload/samples/alibaba.js';
 import type { TraceReadOptions } from '../../../src/workload/trace-format.js';
 import { sharedTrace } from '../../shared-traces.js';
+import { readAllJobs, rejection, writeLines } from './format-helpers.js';
 
 const HEADER = 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time';
 
@@ -19,30 +20,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Writes a CSV file of the given lines into the test's temporary folder. */
-async function csvFile(name: string, lines: readonly string[]): Promise<string> {
-  const file = join(dir, name);
-  await writeFile(file, `${lines.join('\n')}\n`);
-  return file;
+/** Writes a file of the given lines into the test's temporary folder. */
+function csvFile(name: string, lines: readonly string[]): Promise<string> {
+  return writeLines(dir, name, lines);
 }
 
 /** Reads all jobs of the files, collecting the skipped rows. */
-async function readAll(files: string[], options: Partial<TraceReadOptions> = {}): Promise<{ jobs: JobSpec[]; skipped: TraceError[] }> {
-  const jobs: JobSpec[] = [];
-  const skipped: TraceError[] = [];
-  const full: TraceReadOptions = { limit: Infinity, strict: false, onSkip: (error) => skipped.push(error), ...options };
-  for await (const job of alibabaGpu2023Format.readJobs(files, full)) jobs.push(job);
-  return { jobs, skipped };
-}
-
-/** The error a promise rejects with. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
+function readAll(files: string[], options: Partial<TraceReadOptions> = {}) {
+  return readAllJobs(alibabaGpu2023Format, files, options);
 }
 
 describe('alibaba-gpu-2023 pods', () => {

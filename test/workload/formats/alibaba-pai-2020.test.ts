@@ -14,6 +14,7 @@ import {
 } from '../../../src/workload/samples/alibaba.js';
 import type { TraceReadOptions } from '../../../src/workload/trace-format.js';
 import { sharedTrace } from '../../shared-traces.js';
+import { readAllJobs, rejection } from './format-helpers.js';
 
 let root: string;
 let caseCount = 0;
@@ -47,22 +48,8 @@ async function tables(jobs: readonly string[], tasks: readonly string[], instanc
 }
 
 /** Reads all jobs of the files, collecting the skipped rows. */
-async function readAll(files: string[], options: Partial<TraceReadOptions> = {}): Promise<{ jobs: JobSpec[]; skipped: TraceError[] }> {
-  const jobs: JobSpec[] = [];
-  const skipped: TraceError[] = [];
-  const full: TraceReadOptions = { limit: Infinity, strict: false, onSkip: (error) => skipped.push(error), ...options };
-  for await (const job of alibabaPai2020Format.readJobs(files, full)) jobs.push(job);
-  return { jobs, skipped };
-}
-
-/** The error a promise rejects with. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
+function readAll(files: string[], options: Partial<TraceReadOptions> = {}) {
+  return readAllJobs(alibabaPai2020Format, files, options);
 }
 
 /** A skipped row as plain data. */

@@ -9,10 +9,9 @@ import { phillyFormat, phillyWorkers } from '../../../src/workload/formats/phill
 import { OTHER_SAMPLE_DIRS, phillySampleJobs, writeOtherSamples } from '../../../src/workload/samples/others.js';
 import type { TraceReadOptions } from '../../../src/workload/trace-format.js';
 import { sharedTrace } from '../../shared-traces.js';
+import { SAMPLES, readAllJobs, rejection, withoutSource, writeLines } from './format-helpers.js';
 
 const HEADER = 'timestamp,duration,num_gpus,gpu_time,cluster';
-const SAMPLES = join(import.meta.dirname, '../../../traces/samples');
-
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dlsim-philly-'));
@@ -22,41 +21,19 @@ afterAll(async () => {
 });
 
 /** Writes a file of the given lines into the test's temporary folder. */
-async function textFile(name: string, lines: readonly string[]): Promise<string> {
-  const file = join(dir, name);
-  await writeFile(file, `${lines.join('\n')}\n`);
-  return file;
+function textFile(name: string, lines: readonly string[]): Promise<string> {
+  return writeLines(dir, name, lines);
 }
 
 /** Reads all jobs of the files, collecting the skipped rows. */
-async function readAll(files: string[], options: Partial<TraceReadOptions> = {}): Promise<{ jobs: JobSpec[]; skipped: TraceError[] }> {
-  const jobs: JobSpec[] = [];
-  const skipped: TraceError[] = [];
-  const full: TraceReadOptions = { limit: Infinity, strict: false, onSkip: (error) => skipped.push(error), ...options };
-  for await (const job of phillyFormat.readJobs(files, full)) jobs.push(job);
-  return { jobs, skipped };
-}
-
-/** The error a promise rejects with. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
+function readAll(files: string[], options: Partial<TraceReadOptions> = {}) {
+  return readAllJobs(phillyFormat, files, options);
 }
 
 /** Workers × GPUs per worker of a job. */
 function shape(job: JobSpec): string {
   const worker = job.roles[0]!;
   return `${worker.replicas}x${worker.demand.gpus}`;
-}
-
-/** A job without the fields a layout cannot carry back (where it was read from). */
-function withoutSource(job: JobSpec): Omit<JobSpec, 'source'> {
-  const { source: _source, ...rest } = job;
-  return rest;
 }
 
 describe('phillyWorkers', () => {
