@@ -3,6 +3,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { benchImportMemory } from '../bench/import-memory.js';
 import { benchSimThroughput } from '../bench/sim-throughput.js';
 import { ConfigError } from '../errors.js';
+import { benchOptimusRound } from '../policies/scheduling/optimus-bench.js';
 import { alignColumns } from '../report/summary-table.js';
 import { printJson } from './output.js';
 
@@ -36,6 +37,18 @@ const BENCHMARKS: Readonly<Record<string, (args: BenchArgs) => Promise<Figure[]>
     return [
       { bench: 'sim-20k-jobs', metric: 'wall time', value: r.seconds, unit: 's', target: `${r.jobs} jobs, ${r.events} events` },
       { bench: 'sim-20k-jobs', metric: 'events/s', value: r.eventsPerS, unit: '1/s', target: 'higher is better' },
+    ];
+  },
+  'optimus-round': async () => {
+    const r = benchOptimusRound();
+    return [
+      {
+        bench: 'optimus-round',
+        metric: 'one allocation round',
+        value: Math.round(r.seconds * 1000) / 1000,
+        unit: 's',
+        target: `${r.tasks} tasks on ${r.nodes} nodes (${r.jobs} jobs); paper ~5 s, target <= 1 s`,
+      },
     ];
   },
   'import-memory': async (args) => {

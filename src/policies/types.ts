@@ -1,7 +1,7 @@
 import type { TaskPlacement } from '../model/allocation.js';
 import type { CapacityScratch } from '../model/capacity.js';
 import type { ClusterView } from '../model/cluster-state.js';
-import type { JobSpec, ReplicaDemand, Role } from '../model/job-spec.js';
+import type { JobKind, JobSpec, ReplicaDemand, Role } from '../model/job-spec.js';
 import type { LossSample, SpeedSample } from '../model/observations.js';
 
 /** Lifecycle of a job in the simulation. */
@@ -40,6 +40,8 @@ export interface ReplicaRequest {
 /** A set of replicas of one job to place together (a gang). */
 export interface PlacementRequest {
   readonly jobId: string;
+  /** Kind of the job the replicas belong to (topology-aware placement keeps all-reduce jobs in a rack); absent: unknown. */
+  readonly jobKind?: JobKind;
   /** Allowed GPU models for GPU replicas; empty means any. */
   readonly gpuTypes: readonly string[];
   readonly replicas: readonly ReplicaRequest[];
@@ -87,7 +89,7 @@ export type SchedulingAction =
 /** Decides which queued jobs start, and may resize or preempt running ones. Must not change anything it is given. */
 export interface SchedulingPolicy {
   readonly name: string;
-  /** When set, the policy is also consulted every this many seconds (and after any change), not only when jobs wait. */
+  /** When set, the policy is also consulted every this many seconds; it is always consulted after any change while jobs wait or run. */
   readonly tickS?: number;
   schedule(context: SchedulingContext): SchedulingAction[];
 }
@@ -104,5 +106,5 @@ export function replicasOf(spec: JobSpec, workers?: number): ReplicaRequest[] {
 
 /** A placement request for a job at its requested size. */
 export function placementRequestOf(spec: JobSpec, workers?: number): PlacementRequest {
-  return { jobId: spec.id, gpuTypes: spec.gpuTypes, replicas: replicasOf(spec, workers) };
+  return { jobId: spec.id, jobKind: spec.kind, gpuTypes: spec.gpuTypes, replicas: replicasOf(spec, workers) };
 }

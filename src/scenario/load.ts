@@ -4,7 +4,8 @@ import { type Document, LineCounter, isAlias, isMap, isScalar, isSeq, parseDocum
 import { RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
 import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
-import type { JobSpec, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
+import type { JobSpec, LossCurveSpec, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
+import { convergenceStep } from '../model/observations.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
 import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, type SyntheticSpec } from '../workload/synthetic.js';
@@ -327,6 +328,7 @@ function buildJob(job: JobDoc, index: number, source: string): JobSpec {
   if (job.ps) roles.push(roleOf('ps', job.ps));
   if (job.chief) roles.push(roleOf('chief', job.chief));
   const { speed, totalSteps } = speedAndWork(job);
+  const loss: LossCurveSpec | undefined = job.loss && { b0: job.loss.b0, b1: job.loss.b1, b2: job.loss.b2, noise: job.loss.noise, targetLoss: job.loss.target };
   return {
     id: job.id ?? `job-${index + 1}`,
     kind: job.kind,
@@ -335,9 +337,10 @@ function buildJob(job: JobDoc, index: number, source: string): JobSpec {
     gpuTypes: job.gpuTypes,
     roles,
     elastic: job.elastic ? { minReplicas: job.elastic.min, maxReplicas: job.elastic.max, unit: job.elastic.unit } : null,
-    totalSteps,
+    totalSteps: loss ? convergenceStep(loss) : totalSteps,
     speed,
     source,
+    ...(loss ? { loss } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { convergenceStep } from '../model/observations.js';
 import { formatDurationS, parseDurationS } from './duration.js';
 
 /** A location inside the scenario document: keys are strings, list indices numbers. */
@@ -68,6 +69,20 @@ function checkGpuShare(demand: { gpus: number; gpuMilli: number }, ctx: z.Refine
   }
 }
 
+/** A job's loss curve ends it on convergence: it must reach its target after step 0, and it replaces steps/duration. */
+function checkLossCurve(loss: { b0: number; b1: number; b2: number; target: number }, hasWork: boolean, ctx: z.RefinementCtx): void {
+  if (hasWork) {
+    ctx.addIssue({ code: 'custom', path: ['loss'], message: 'a job with a loss curve ends when it converges: give loss or steps/duration, not both' });
+    return;
+  }
+  const step = convergenceStep({ ...loss, noise: 0, targetLoss: loss.target });
+  if (!Number.isFinite(step)) {
+    ctx.addIssue({ code: 'custom', path: ['loss', 'target'], message: `target ${loss.target} is never reached: the loss levels off at b2 = ${loss.b2}` });
+  } else if (!(step > 0)) {
+    ctx.addIssue({ code: 'custom', path: ['loss', 'target'], message: `target ${loss.target} is reached at step 0 (the initial loss is ${1 / loss.b1 + loss.b2})` });
+  }
+}
+
 const roleSchema = z
   .strictObject({
     replicas: positiveInt.default(1),
@@ -104,6 +119,7 @@ const KIND_ONLY_KEYS = [
   ['elastic', ['allreduce', 'ps']],
   ['ps', ['ps']],
   ['chief', ['allreduce', 'ps']],
+  ['loss', ['allreduce', 'ps']],
 ] as const;
 
 const jobSchema = z
@@ -148,6 +164,18 @@ const jobSchema = z
       .optional(),
     ps: roleSchema.optional(),
     chief: roleSchema.optional(),
+    loss: z
+      .strictObject(
+        {
+          b0: positiveNumber,
+          b1: nonNegativeNumber,
+          b2: nonNegativeNumber,
+          noise: nonNegativeNumber.default(0.01),
+          target: positiveNumber,
+        },
+        says('expected a mapping {b0, b1, b2, noise, target}'),
+      )
+      .optional(),
   })
   .superRefine((job, ctx) => {
     checkGpuShare(job, ctx);
@@ -164,6 +192,8 @@ const jobSchema = z
       }
     } else if (job.duration !== undefined && job.steps !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['steps'], message: 'give either duration or steps, not both' });
+    } else if (job.loss !== undefined) {
+      checkLossCurve(job.loss, job.duration !== undefined || job.steps !== undefined, ctx);
     } else if (job.duration === undefined && job.steps === undefined) {
       ctx.addIssue({ code: 'custom', path: [], message: `a ${job.kind} job needs a duration or steps` });
     }

@@ -218,8 +218,8 @@ export class Simulation {
   }
 
   private endOfInstant(): void {
-    const periodic = this.scheduling.tickS !== undefined && this.running.length > 0;
-    if (this.dirty && (this.queued.length > 0 || periodic)) this.schedulePass();
+    // Running jobs matter too: elastic ones may grow into capacity a finished job freed.
+    if (this.dirty && (this.queued.length > 0 || this.running.length > 0)) this.schedulePass();
     this.dirty = false;
     if (this.options.checkInvariants) this.cluster.checkInvariants();
   }

@@ -19,36 +19,46 @@ interface ReplicaGroup {
  */
 export const packPlacement: PlacementPolicy = {
   name: 'pack',
-  place(scratch: CapacityScratch, request: PlacementRequest): TaskPlacement[] | null {
-    const groups = groupReplicas(request);
-    let wholeGpusNeeded = 0;
-    for (const group of groups) {
-      if (group.demand.gpuMilli >= GPU_MILLI) wholeGpusNeeded += group.remaining * group.demand.gpus;
-    }
-    if (wholeGpusNeeded > scratch.freeWholeGpusTotal) return null;
-
-    const placed: TaskPlacement[] = [];
-    let remaining = request.replicas.length;
-    while (remaining > 0) {
-      const best = bestNode(scratch, groups, request.gpuTypes);
-      if (best === null) {
-        scratch.unreserve(placed);
-        return null;
-      }
-      for (const group of groups) {
-        while (group.remaining > 0) {
-          if (!nodeAllows(scratch.nodes[best]!, group.demand, request.gpuTypes)) break;
-          const task = scratch.reserve(best, group.role, group.demand);
-          if (task === null) break;
-          placed.push(task);
-          group.remaining--;
-          remaining--;
-        }
-      }
-    }
-    return placed;
-  },
+  place: (scratch, request) => packWithin(scratch, request),
 };
+
+/**
+ * Packs a gang as `pack` does, using only the nodes in `within` when given (other policies place
+ * within a rack this way); reserves all replicas, or nothing and returns null.
+ */
+export function packWithin(
+  scratch: CapacityScratch,
+  request: PlacementRequest,
+  within?: ReadonlySet<number>,
+): TaskPlacement[] | null {
+  const groups = groupReplicas(request);
+  let wholeGpusNeeded = 0;
+  for (const group of groups) {
+    if (group.demand.gpuMilli >= GPU_MILLI) wholeGpusNeeded += group.remaining * group.demand.gpus;
+  }
+  if (wholeGpusNeeded > freeWholeGpus(scratch, within)) return null;
+
+  const placed: TaskPlacement[] = [];
+  let remaining = request.replicas.length;
+  while (remaining > 0) {
+    const best = bestNode(scratch, groups, request.gpuTypes, within);
+    if (best === null) {
+      scratch.unreserve(placed);
+      return null;
+    }
+    for (const group of groups) {
+      while (group.remaining > 0) {
+        if (!nodeAllows(scratch.nodes[best]!, group.demand, request.gpuTypes)) break;
+        const task = scratch.reserve(best, group.role, group.demand);
+        if (task === null) break;
+        placed.push(task);
+        group.remaining--;
+        remaining--;
+      }
+    }
+  }
+  return placed;
+}
 
 function groupReplicas(request: PlacementRequest): ReplicaGroup[] {
   const groups: ReplicaGroup[] = [];
@@ -60,14 +70,28 @@ function groupReplicas(request: PlacementRequest): ReplicaGroup[] {
   return groups;
 }
 
-/** The node that takes the most remaining replicas (best fit on ties), or null when none takes any. */
-function bestNode(scratch: CapacityScratch, groups: readonly ReplicaGroup[], gpuTypes: readonly string[]): number | null {
+/** Free whole GPUs over the schedulable nodes (of `within`, when given). */
+function freeWholeGpus(scratch: CapacityScratch, within: ReadonlySet<number> | undefined): number {
+  if (within === undefined) return scratch.freeWholeGpusTotal;
+  let whole = 0;
+  for (const i of within) if (scratch.schedulable(i)) whole += scratch.free(i).wholeGpus;
+  return whole;
+}
+
+/** The node (of `within`, when given) that takes the most remaining replicas (best fit on ties), or null when none takes any. */
+function bestNode(
+  scratch: CapacityScratch,
+  groups: readonly ReplicaGroup[],
+  gpuTypes: readonly string[],
+  within: ReadonlySet<number> | undefined,
+): number | null {
   const open = groups.filter((g) => g.remaining > 0);
   let best: number | null = null;
   let bestCount = 0;
   let bestLeftGpuMilli = Infinity;
   let bestLeftCpuMilli = Infinity;
   for (let i = 0; i < scratch.nodes.length; i++) {
+    if (within !== undefined && !within.has(i)) continue;
     const score = open.length === 1 ? scoreOneShape(scratch, i, open[0]!, gpuTypes) : scoreMixed(scratch, i, open, gpuTypes);
     if (score === null) continue;
     const { count, leftGpuMilli, leftCpuMilli } = score;
