@@ -51,6 +51,7 @@ export function scenarioOf(cluster: ClusterSpec, jobs: JobSpec[], overrides: Par
     params: DEFAULT_SIM_PARAMS,
     cluster,
     jobs: [...jobs].sort((a, b) => a.submitS - b.submitS),
+    faults: null,
     warnings: [],
     ...overrides,
   };

@@ -2,6 +2,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { presets } from '../policies/presets.js';
 import { autoscalePolicies, placementPolicies, recoveryPolicies, schedulingPolicies } from '../policies/registry.js';
 import { alignColumns } from '../report/summary-table.js';
+import { catalogNames, loadCatalog, totalRatePerGpuDay } from '../faults/catalog.js';
 import { traceFormats } from '../workload/formats.js';
 import { printJson } from './output.js';
 
@@ -14,6 +15,7 @@ export function listing(): {
   presets: typeof presets;
   policies: { scheduling: string[]; placement: string[]; recovery: string[]; autoscale: string[] };
   traceFormats: Record<string, { description: string; files: string; machineList: boolean }>;
+  faultCatalogs: Record<string, { description: string; faultTypes: number; ratePerGpuDay: number }>;
 } {
   return {
     presets,
@@ -25,6 +27,12 @@ export function listing(): {
     },
     traceFormats: Object.fromEntries(
       Object.values(traceFormats).map((f) => [f.id, { description: f.description, files: f.filesHelp, machineList: f.readCluster !== undefined }]),
+    ),
+    faultCatalogs: Object.fromEntries(
+      catalogNames().map((name) => {
+        const catalog = loadCatalog(name);
+        return [name, { description: catalog.description, faultTypes: catalog.types.length, ratePerGpuDay: totalRatePerGpuDay(catalog, 8) }];
+      }),
     ),
   };
 }
@@ -52,6 +60,11 @@ export const listCommand: CommandModule<object, ListArgs> = {
       '',
       'trace formats (dlsim trace import --format F; scenario workload.trace.format):',
       alignColumns(Object.entries(data.traceFormats).map(([id, f]) => [`  ${id}`, f.description])),
+      '',
+      'fault catalogs (scenario faults.catalog; rates per GPU-day at 8 GPUs per node):',
+      alignColumns(
+        Object.entries(data.faultCatalogs).map(([name, c]) => [`  ${name}`, `${c.faultTypes} types`, `${(c.ratePerGpuDay * 100).toFixed(3)}%/GPU-day`, c.description]),
+      ),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   },

@@ -6,6 +6,7 @@ import { presetNames } from '../policies/presets.js';
 import { writeFileAtomic } from '../report/atomic-write.js';
 import { jobsCsv } from '../report/jobs-csv.js';
 import { summaryTable } from '../report/summary-table.js';
+import { timelineCsv } from '../report/timeline-csv.js';
 import { loadScenario } from '../scenario/load.js';
 import { simulate } from '../sim/simulation.js';
 import { printJson } from './output.js';
@@ -50,6 +51,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     };
     if (args.out) {
       writeFileAtomic(join(args.out, 'jobs.csv'), jobsCsv(result.jobs, result.endS));
+      writeFileAtomic(join(args.out, 'timeline.csv'), timelineCsv(result.timeline));
       writeFileAtomic(join(args.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
     }
     if (args.json) printJson(summary);

@@ -90,7 +90,7 @@ export function buildSummary(input: SummaryInput): RunSummary {
     cpuAllocationRate: roundRatio(cpuCapacityS > 0 ? input.allocatedCpuMilliS / cpuCapacityS : 0),
     faults: { total: faultsTotal, byType: { ...input.faultsByType } },
     restarts: jobs.reduce((sum, j) => sum + j.restarts, 0),
-    lostGpuHours: 0,
+    lostGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.lostGpuS, 0) / 3600),
     events: input.events,
     perf: { wallS: 0, eventsPerS: 0 },
   };

@@ -41,7 +41,7 @@ export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
       roundRatio(job.gpusWhenRunning || requestedGpus(job.spec)),
       job.restarts,
       wallS > 0 ? roundRatio(Math.min(1, job.effectiveS() / wallS)) : '',
-      0,
+      roundRatio(job.lostGpuS / 3600),
       roundS(job.runningS),
       job.failureReason ?? '',
       roundS(job.queuedS),

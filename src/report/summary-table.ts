@@ -32,9 +32,6 @@ export function summaryTable(summary: RunSummary): string {
     formatSeconds(values.p90),
     formatSeconds(values.p99),
   ];
-  const faultTypes = Object.entries(summary.faults.byType)
-    .map(([type, count]) => `${type} ${count}`)
-    .join(', ');
   const lines = [
     `scenario ${summary.scenario}  policy ${summary.policy}  seed ${summary.seed}`,
     '',
@@ -58,12 +55,16 @@ export function summaryTable(summary: RunSummary): string {
       ['CPU allocation', formatPercent(summary.cpuAllocationRate)],
       ['ETTR', formatPercent(summary.ettr)],
       ['runtime ratio', formatPercent(summary.runtimeRatio)],
-      ['faults', faultTypes ? `${summary.faults.total} (${faultTypes})` : String(summary.faults.total)],
+      ['faults', String(summary.faults.total)],
       ['restarts', String(summary.restarts)],
       ['lost GPU hours', summary.lostGpuHours.toFixed(1)],
       ['events', String(summary.events)],
       ['wall time', `${summary.perf.wallS.toFixed(3)}s (${Math.round(summary.perf.eventsPerS)} events/s)`],
     ]),
   ];
+  const byType = Object.entries(summary.faults.byType);
+  if (byType.length > 0) {
+    lines.push('', alignColumns([['faults by type', 'count'], ...byType.map(([type, count]) => [`  ${type}`, String(count)])]));
+  }
   return lines.join('\n');
 }

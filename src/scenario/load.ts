@@ -6,12 +6,16 @@ import { ConfigError } from '../errors.js';
 import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
 import type { JobSpec, LossCurveSpec, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
 import { convergenceStep } from '../model/observations.js';
+import { loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
+import type { FaultOccurrence } from '../faults/occurrence.js';
+import { readFaultTrace, replayOccurrences } from '../faults/trace-replay.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
 import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, type SyntheticSpec } from '../workload/synthetic.js';
 import type { TraceFormat } from '../workload/trace-format.js';
 import { applySet, assignmentPath } from './overrides.js';
 import {
+  type FaultsDoc,
   type JobDoc,
   type NodeGroupDoc,
   type RoleDoc,
@@ -23,7 +27,7 @@ import {
   largestNodeGpus,
   validateScenarioDoc,
 } from './schema.js';
-import { DEFAULT_SIM_PARAMS, type Scenario } from './scenario.js';
+import { DEFAULT_SIM_PARAMS, type FaultSetup, type Scenario } from './scenario.js';
 
 /** Options of `loadScenario`: CLI overrides and the policy names the registry knows. */
 export interface LoadScenarioOptions {
@@ -102,6 +106,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
   if (doc.cluster.from !== undefined) checkGpuTypesAgainst(cluster, doc, locate);
   const traceJobs = doc.workload.trace ? await readTraceJobs(doc.workload.trace, file, locate, warnings) : [];
   const jobs = buildJobs(doc, file, seed, largestNodeGpus(cluster.nodes), traceJobs, locate);
+  const faults = doc.faults ? await resolveFaults(doc.faults, file, seed, cluster, locate) : null;
   return {
     name: doc.name ?? basename(file, extname(file)),
     file,
@@ -114,8 +119,42 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     },
     cluster,
     jobs,
+    faults,
     warnings,
   };
+}
+
+/**
+ * The scenario's faults: a shipped catalog by name (or a catalog file, path relative to the
+ * scenario), its rates scaled and entries overridden, and the faults of a replayed fault trace.
+ */
+async function resolveFaults(
+  faults: FaultsDoc,
+  file: string,
+  seed: number,
+  cluster: ClusterSpec,
+  locate: (path: YamlPath) => string,
+): Promise<FaultSetup> {
+  const path: YamlPath = ['faults'];
+  const atPath = <T>(sub: YamlPath, make: () => T): T => {
+    try {
+      return make();
+    } catch (error) {
+      if (error instanceof ConfigError && !error.where.includes(':')) throw new ConfigError(locate([...path, ...sub]), error.message);
+      throw error;
+    }
+  };
+  const base = atPath(['catalog'], () =>
+    /\.ya?ml$/.test(faults.catalog) ? loadCatalogFile(resolve(dirname(file), faults.catalog)) : loadCatalog(faults.catalog),
+  );
+  const catalog = atPath(['overrides'], () => scaledCatalog(base, faults.scale, faults.overrides));
+  let replay: FaultOccurrence[] = [];
+  if (faults.trace) {
+    const traceFile = resolve(dirname(file), faults.trace.file);
+    const traced = await readFaultTrace(traceFile);
+    replay = replayOccurrences(traced, cluster, { timeScale: faults.trace.timeScale, startS: faults.trace.start, seed });
+  }
+  return { catalog, replay, hangTimeoutS: faults.hangTimeout };
 }
 
 /** The scenario's nodes: its node groups, then the machines of `cluster.from` when given. */

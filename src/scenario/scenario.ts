@@ -1,3 +1,5 @@
+import type { FaultCatalog } from '../faults/catalog.js';
+import type { FaultOccurrence } from '../faults/occurrence.js';
 import type { ClusterSpec } from '../model/cluster-spec.js';
 import type { JobSpec } from '../model/job-spec.js';
 
@@ -11,6 +13,15 @@ export interface SimParams {
 
 /** Defaults of SimParams (the scenario `sim` section's defaults). */
 export const DEFAULT_SIM_PARAMS: SimParams = { resizePauseS: 30, crossRackSlowdown: 1.25 };
+
+/** The faults a run injects: a rate catalog (already scaled and overridden) and replayed trace faults. */
+export interface FaultSetup {
+  readonly catalog: FaultCatalog;
+  /** Faults replayed from a fault trace, sorted by time (empty without `faults.trace`). */
+  readonly replay: readonly FaultOccurrence[];
+  /** Seconds a hung job stalls before its watchdog or heartbeat timeout turns the hang into a crash. */
+  readonly hangTimeoutS: number;
+}
 
 /** A scenario after parsing, validation, overrides and workload generation: ready to simulate. */
 export interface Scenario {
@@ -29,6 +40,8 @@ export interface Scenario {
   readonly cluster: ClusterSpec;
   /** Jobs sorted by submission time (ties keep workload order). */
   readonly jobs: readonly JobSpec[];
+  /** Faults to inject, or null for a fault-free run. */
+  readonly faults: FaultSetup | null;
   /** Things the user should know that did not stop the load (bad trace rows skipped, …), one line each. */
   readonly warnings: readonly string[];
 }

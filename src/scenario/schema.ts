@@ -286,6 +286,23 @@ const workloadSchema = z
     }
   });
 
+/** Fault injection (`faults`): a catalog of rates (shipped name or file), scaled and overridden, and/or a fault trace to replay. */
+const faultsSchema = z.strictObject(
+  {
+    catalog: nameSchema.default('none'),
+    scale: nonNegativeNumber.default(1),
+    overrides: z.record(z.string(), z.unknown(), says('expected a mapping of fault names to fields')).default({}),
+    trace: z
+      .strictObject(
+        { file: nameSchema, timeScale: positiveNumber.default(1), start: durationS.default(0) },
+        says('expected a mapping with file (and timeScale, start)'),
+      )
+      .optional(),
+    hangTimeout: positiveDurationS.default(600),
+  },
+  says('expected a mapping with catalog, scale, overrides, trace'),
+);
+
 /** A machine list to read the cluster from (`cluster.from`), path relative to the scenario file. */
 const clusterFromSchema = z.strictObject({ format: nameSchema, file: nameSchema }, says('expected a mapping with format and file'));
 
@@ -385,6 +402,7 @@ export const scenarioSchema = z
           }
         }),
       workload: workloadSchema,
+      faults: faultsSchema.optional(),
     },
     says('expected a mapping (the scenario) at the top level'),
   )
@@ -400,6 +418,8 @@ export type JobDoc = z.output<typeof jobSchema>;
 export type SyntheticDoc = z.output<typeof syntheticSchema>;
 /** The trace section as validated. */
 export type TraceDoc = z.output<typeof traceSchema>;
+/** The faults section as validated. */
+export type FaultsDoc = z.output<typeof faultsSchema>;
 /** The workload section as validated. */
 export type WorkloadDoc = z.output<typeof workloadSchema>;
 /** A whole scenario document as validated; durations in seconds, defaults filled in. */

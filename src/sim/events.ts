@@ -1,3 +1,5 @@
+import type { FaultOccurrence } from '../faults/occurrence.js';
+
 /** Every kind of event the simulation handles (one handler per kind in simulation.ts). */
 export type SimEvent =
   /** The job at this index of the scenario's job list is submitted. */
@@ -9,4 +11,10 @@ export type SimEvent =
   /** A running job's speed is multiplied by `factor` from now on (a straggler, thermal slowdown, …). */
   | { readonly kind: 'job-speed-factor'; readonly jobId: string; readonly factor: number }
   /** A periodic policy asks to be consulted. */
-  | { readonly kind: 'policy-tick' };
+  | { readonly kind: 'policy-tick' }
+  /** A fault strikes; `replayIndex` is its index in the replayed trace, null for a rate-injected fault. */
+  | { readonly kind: 'fault'; readonly occurrence: FaultOccurrence; readonly replayIndex: number | null }
+  /** The hardware a fault took down (or slowed) is repaired. */
+  | { readonly kind: 'repair'; readonly occurrence: FaultOccurrence }
+  /** A hung job's watchdog fires; stale unless the job is still in that same hang. */
+  | { readonly kind: 'job-hang-timeout'; readonly jobId: string; readonly hang: number };

@@ -5,7 +5,7 @@ import { nominalStepsPerS } from '../model/speed.js';
 import type { JobPhase, JobView } from '../policies/types.js';
 
 /** Why a job ended without completing. */
-export type FailureReason = 'unschedulable';
+export type FailureReason = 'unschedulable' | 'fault';
 
 /**
  * A job's runtime state. Progress is fluid: between changes the job advances at a constant
@@ -34,6 +34,16 @@ export class JobRuntime implements JobView {
   speedFactor = 1;
   /** True while a resize or restart pauses training (resources held, no progress). */
   paused = false;
+  /** True while a hang stalls training (resources held, no progress) until its watchdog fires. */
+  hung = false;
+  /** Hangs so far; a watchdog event names the hang it belongs to. */
+  hangs = 0;
+  /** Speed factors of the unrepaired slowdown faults on the job's hardware (thermal, PCIe width). */
+  readonly faultSlowdowns: number[] = [];
+  /** GPU-seconds of work lost to faults (a failed job loses all it ran). */
+  lostGpuS = 0;
+  /** Steps done and then lost to faults (not effective training). */
+  lostSteps = 0;
   /** Bumped on every change of allocation or rate; finish and resume events for an older epoch are stale. */
   epoch = 0;
   restarts = 0;
@@ -67,9 +77,17 @@ export class JobRuntime implements JobView {
     }
   }
 
-  /** Current speed in steps per second (0 unless running and not paused). */
+  /** Current speed in steps per second (0 unless running, not paused and not hung). */
   get rateStepsPerS(): number {
-    return this.phase === 'running' && !this.paused ? this.baseRateStepsPerS * this.speedFactor : 0;
+    if (this.phase !== 'running' || this.paused || this.hung) return 0;
+    return this.baseRateStepsPerS * this.speedFactor * this.faultSlowdown;
+  }
+
+  /** Product of the unrepaired slowdown faults' factors (1 without any). */
+  get faultSlowdown(): number {
+    let factor = 1;
+    for (const f of this.faultSlowdowns) factor *= f;
+    return factor;
   }
 
   /** Brings progress and time accounting up to `nowS`. */
@@ -78,7 +96,7 @@ export class JobRuntime implements JobView {
     if (dtS < 0) throw new InvariantError(`job ${this.spec.id}: time went back from ${this.lastUpdateS}s to ${nowS}s`);
     if (this.phase === 'running') {
       this.attainedGpuS += this.gpus * dtS;
-      if (this.paused) {
+      if (this.paused || this.hung) {
         this.pausedS += dtS;
       } else {
         this.progressSteps += this.rateStepsPerS * dtS;
@@ -108,9 +126,9 @@ export class JobRuntime implements JobView {
     return this.firstStartS === null ? 0 : (this.endS ?? nowS) - this.firstStartS;
   }
 
-  /** Effective training seconds: steps done times the nominal step time. */
+  /** Effective training seconds: steps done and kept, times the nominal step time. */
   effectiveS(): number {
-    return this.progressSteps / this.nominalRateStepsPerS;
+    return (this.progressSteps - this.lostSteps) / this.nominalRateStepsPerS;
   }
 
   /** Loss values reported so far (empty without a loss curve). */

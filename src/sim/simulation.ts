@@ -1,4 +1,7 @@
 import { Engine } from '../engine/engine.js';
+import { RandomStreams } from '../engine/random.js';
+import type { FaultOccurrence } from '../faults/occurrence.js';
+import { RateInjector } from '../faults/rate-injector.js';
 import { assertNever, InvariantError } from '../errors.js';
 import type { TaskPlacement } from '../model/allocation.js';
 import { CapacityScratch } from '../model/capacity.js';
@@ -18,6 +21,7 @@ import {
 } from '../policies/types.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
+import { FaultTracker, type TimelineRow } from './fault-tracker.js';
 import { JobRuntime } from './job-runtime.js';
 import { checkShape } from './shape-check.js';
 
@@ -27,6 +31,8 @@ export interface SimResult {
   readonly jobs: readonly JobRuntime[];
   /** Simulated time the run stopped at, in seconds. */
   readonly endS: number;
+  /** Faults, repairs and what they did to jobs, in time order (empty without faults). */
+  readonly timeline: readonly TimelineRow[];
 }
 
 /** Options for tests and tools. */
@@ -52,6 +58,10 @@ export class Simulation {
   private running: JobRuntime[] = [];
   private busyGpus = 0;
   private endedJobs = 0;
+  private readonly faults: FaultTracker;
+  private readonly injector: RateInjector | null;
+  /** Slowdown faults and the job each one slowed, until repaired. */
+  private readonly slowedJobs = new Map<FaultOccurrence, JobRuntime>();
   private dirty = false;
   private finished = false;
 
@@ -84,6 +94,14 @@ export class Simulation {
       this.engine.scheduleAt(firstSubmitS, { kind: 'job-arrival', jobIndex: 0 });
       if (this.scheduling.tickS !== undefined) this.engine.scheduleAt(firstSubmitS + this.scheduling.tickS, { kind: 'policy-tick' });
     }
+    this.faults = new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus));
+    const setup = scenario.faults;
+    this.injector = setup && setup.catalog.types.length > 0 ? new RateInjector(setup.catalog, scenario.cluster, new RandomStreams(scenario.seed)) : null;
+    if (this.jobs.length > 0) {
+      this.scheduleRateFault();
+      const firstReplayed = setup?.replay[0];
+      if (firstReplayed) this.engine.scheduleAt(firstReplayed.timeS, { kind: 'fault', occurrence: firstReplayed, replayIndex: 0 });
+    }
   }
 
   /** Current simulated time in seconds. */
@@ -115,10 +133,10 @@ export class Simulation {
       allocatedGpuS: this.meter.allocatedGpuS,
       busyGpuS: this.meter.busyGpuS,
       allocatedCpuMilliS: this.meter.allocatedCpuMilliS,
-      faultsByType: {},
+      faultsByType: this.faults.byType(),
       events: this.engine.dispatched,
     });
-    return { summary, jobs: this.jobs, endS };
+    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline };
   }
 
   private isStale(event: SimEvent): boolean {
@@ -128,9 +146,15 @@ export class Simulation {
         const job = this.jobsById.get(event.jobId);
         return job === undefined || job.phase !== 'running' || job.epoch !== event.epoch;
       }
+      case 'job-hang-timeout': {
+        const job = this.jobsById.get(event.jobId);
+        return job === undefined || job.phase !== 'running' || !job.hung || job.hangs !== event.hang;
+      }
       case 'job-arrival':
       case 'job-speed-factor':
       case 'policy-tick':
+      case 'fault':
+      case 'repair':
         return false;
       default:
         return assertNever(event);
@@ -150,6 +174,12 @@ export class Simulation {
         return this.onSpeedFactor(this.job(event.jobId), event.factor);
       case 'policy-tick':
         return this.onTick();
+      case 'fault':
+        return this.onFault(event.occurrence, event.replayIndex);
+      case 'repair':
+        return this.onRepair(event.occurrence);
+      case 'job-hang-timeout':
+        return this.crash(this.job(event.jobId), null, 'watchdog timeout');
       default:
         return assertNever(event);
     }
@@ -367,7 +397,7 @@ export class Simulation {
   /** Updates the job's share of busy GPUs and reschedules its finish for its current rate. */
   private refreshRate(job: JobRuntime): void {
     this.busyGpus -= job.busyGpusCounted;
-    job.busyGpusCounted = job.rateStepsPerS > 0 ? job.gpus * job.speedFactor : 0;
+    job.busyGpusCounted = job.rateStepsPerS > 0 ? job.gpus * job.speedFactor * job.faultSlowdown : 0;
     this.busyGpus += job.busyGpusCounted;
     job.epoch++;
     const finishS = job.finishTimeS();
@@ -381,6 +411,166 @@ export class Simulation {
     if (job.phase !== 'running' || job.paused || this.engine.nowS <= job.shapeSinceS) return;
     const noise = 1 + SPEED_NOISE * keyedNormal(`dlsim:${this.scenario.seed}:speed:${job.spec.id}:${job.speedSamples.length}`);
     job.speedSamples.push({ ps: job.ps, workers: job.workers, stepsPerS: job.rateStepsPerS * noise });
+  }
+
+  /** Schedules the next rate-injected fault while jobs remain (after that, faults change nothing). */
+  private scheduleRateFault(): void {
+    if (!this.injector || this.endedJobs >= this.jobs.length) return;
+    const next = this.injector.next();
+    if (next) this.engine.scheduleAt(Math.max(next.timeS, this.engine.nowS), { kind: 'fault', occurrence: next, replayIndex: null });
+  }
+
+  /** Applies a fault's effect to the hardware and the jobs on it, and schedules its repair. */
+  private onFault(occurrence: FaultOccurrence, replayIndex: number | null): void {
+    if (replayIndex === null) {
+      this.scheduleRateFault();
+    } else {
+      const next = this.scenario.faults!.replay[replayIndex + 1];
+      if (next && this.endedJobs < this.jobs.length) {
+        this.engine.scheduleAt(Math.max(next.timeS, this.engine.nowS), { kind: 'fault', occurrence: next, replayIndex: replayIndex + 1 });
+      }
+    }
+    const { nodeIndex, gpuIndex } = occurrence;
+    const effect = occurrence.type.effect;
+    const victims = this.jobsOn(nodeIndex, effect.kind === 'node-down' || effect.kind === 'network-down' ? null : gpuIndex);
+    switch (effect.kind) {
+      case 'gpu-down': {
+        const gpu = gpuIndex ?? 0;
+        if (this.faults.gpuDown(nodeIndex, gpu)) this.cluster.setGpuUp(nodeIndex, gpu, false);
+        this.takeEffect(occurrence);
+        for (const job of victims) this.crash(job, occurrence, 'its GPU failed');
+        this.scheduleRepair(occurrence);
+        return;
+      }
+      case 'node-down':
+      case 'network-down':
+        if (this.faults.nodeDown(nodeIndex)) this.cluster.setNodeHealth(nodeIndex, 'down');
+        this.takeEffect(occurrence);
+        for (const job of victims) this.crash(job, occurrence, effect.kind === 'node-down' ? 'its node failed' : 'its node lost the network');
+        this.scheduleRepair(occurrence);
+        return;
+      case 'crash':
+      case 'silent-corruption':
+        if (victims.length === 0) return;
+        this.takeEffect(occurrence);
+        for (const job of victims) this.crash(job, occurrence, effect.kind === 'crash' ? 'process crash' : 'silent data corruption');
+        return;
+      case 'hang':
+        if (victims.length === 0) return;
+        this.takeEffect(occurrence);
+        for (const job of victims) this.hang(job, occurrence);
+        return;
+      case 'slowdown':
+        if (victims.length === 0) return;
+        this.takeEffect(occurrence);
+        for (const job of victims) {
+          job.advanceTo(this.engine.nowS);
+          job.faultSlowdowns.push(effect.factor);
+          this.slowedJobs.set(occurrence, job);
+          this.refreshRate(job);
+        }
+        this.scheduleRepair(occurrence);
+        return;
+      default:
+        assertNever(effect);
+    }
+  }
+
+  /** Counts a fault that took effect and logs it. */
+  private takeEffect(occurrence: FaultOccurrence): void {
+    this.faults.count(occurrence);
+    this.logFault('fault', occurrence, '', `${occurrence.type.effect.kind}; repair in ${Math.round(occurrence.repairS)} s`);
+  }
+
+  private scheduleRepair(occurrence: FaultOccurrence): void {
+    if (occurrence.repairS > 0) this.engine.scheduleAt(this.engine.nowS + occurrence.repairS, { kind: 'repair', occurrence });
+    else this.onRepair(occurrence);
+  }
+
+  /** Undoes what a fault did to the hardware once it is repaired. */
+  private onRepair(occurrence: FaultOccurrence): void {
+    const { nodeIndex, gpuIndex } = occurrence;
+    const effect = occurrence.type.effect;
+    switch (effect.kind) {
+      case 'gpu-down':
+        if (this.faults.gpuRepaired(nodeIndex, gpuIndex ?? 0)) this.cluster.setGpuUp(nodeIndex, gpuIndex ?? 0, true);
+        break;
+      case 'node-down':
+      case 'network-down':
+        if (this.faults.nodeRepaired(nodeIndex)) this.cluster.setNodeHealth(nodeIndex, 'up');
+        break;
+      case 'slowdown': {
+        const job = this.slowedJobs.get(occurrence);
+        this.slowedJobs.delete(occurrence);
+        if (!job) break;
+        job.advanceTo(this.engine.nowS);
+        const at = job.faultSlowdowns.indexOf(effect.factor);
+        if (at >= 0) job.faultSlowdowns.splice(at, 1);
+        if (job.phase === 'running') this.refreshRate(job);
+        break;
+      }
+      case 'crash':
+      case 'silent-corruption':
+      case 'hang':
+        return;
+      default:
+        assertNever(effect);
+    }
+    this.logFault('repair', occurrence, '', '');
+    this.dirty = true;
+  }
+
+  /** A hang stalls the job, holding its resources, until its watchdog fires. */
+  private hang(job: JobRuntime, occurrence: FaultOccurrence): void {
+    job.advanceTo(this.engine.nowS);
+    if (job.hung) return;
+    job.hung = true;
+    job.hangs++;
+    this.refreshRate(job);
+    this.logFault('job-hang', occurrence, job.spec.id, 'training stalls until the watchdog fires');
+    const timeoutS = this.scenario.faults!.hangTimeoutS;
+    this.engine.scheduleAt(this.engine.nowS + timeoutS, { kind: 'job-hang-timeout', jobId: job.spec.id, hang: job.hangs });
+  }
+
+  /**
+   * A job's training processes died. Without a recovery policy the job fails and every GPU-second
+   * it ran is lost (recovery policies will restart it from its last checkpoint instead).
+   */
+  private crash(job: JobRuntime, occurrence: FaultOccurrence | null, why: string): void {
+    const nowS = this.engine.nowS;
+    job.advanceTo(nowS);
+    this.faults.log({ timeS: nowS, event: 'job-crash', faultType: occurrence?.type.name ?? '', node: '', gpu: null, jobId: job.spec.id, detail: why });
+    job.lostGpuS += job.attainedGpuS;
+    job.lostSteps = job.progressSteps;
+    this.stopRunning(job);
+    job.phase = 'failed';
+    job.failureReason = 'fault';
+    job.hung = false;
+    job.endS = nowS;
+    this.endedJobs++;
+    this.faults.log({ timeS: nowS, event: 'job-failed', faultType: occurrence?.type.name ?? '', node: '', gpu: null, jobId: job.spec.id, detail: 'no recovery policy' });
+    this.dirty = true;
+  }
+
+  /** Running jobs holding the GPU (or, with gpuIndex null, anything on the node), in start order. */
+  private jobsOn(nodeIndex: number, gpuIndex: number | null): JobRuntime[] {
+    return this.running.filter((job) =>
+      (this.cluster.tasksOf(job.spec.id) ?? []).some(
+        (t) => t.nodeIndex === nodeIndex && (gpuIndex === null || t.gpuIndices.includes(gpuIndex)),
+      ),
+    );
+  }
+
+  private logFault(event: string, occurrence: FaultOccurrence, jobId: string, detail: string): void {
+    this.faults.log({
+      timeS: this.engine.nowS,
+      event,
+      faultType: occurrence.type.name,
+      node: this.cluster.nodes[occurrence.nodeIndex]!.name,
+      gpu: occurrence.gpuIndex,
+      jobId,
+      detail,
+    });
   }
 
   private stopRunning(job: JobRuntime): void {

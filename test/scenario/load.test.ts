@@ -86,8 +86,8 @@ describe('loadScenario: validation messages', () => {
   });
 
   it('names an unknown top-level key with its line', async () => {
-    const { error, file } = await loadError(`${withJobs('    - duration: 1h\n')}faults: []\n`);
-    expect(error.message).toBe(`${file}:12: unknown key "faults"`);
+    const { error, file } = await loadError(`${withJobs('    - duration: 1h\n')}fault: []\n`);
+    expect(error.message).toBe(`${file}:12: unknown key "fault"`);
   });
 
   it('names unknown keys in nested mappings with defaults and custom messages', async () => {

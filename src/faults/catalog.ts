@@ -1,0 +1,478 @@
+/**
+ * Fault catalogs: the kinds of fault a cluster suffers, with their rates, effects and repair
+ * times. Catalogs are YAML data files (src/faults/catalogs/NAME.yaml, or a user's own file in the
+ * same format); this module types, validates, loads, scales and overrides them.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Document, LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { z } from 'zod';
+import { ConfigError, InvariantError } from '../errors.js';
+import { parseDurationS } from '../scenario/duration.js';
+import { type YamlPath, formatYamlPath } from '../scenario/schema.js';
+
+/** What a fault hits: one GPU, a whole node, a node's network link, or only the job process on a GPU. */
+export type FaultScope = 'gpu' | 'node' | 'link' | 'job';
+
+/** What a fault does. */
+export type FaultEffect =
+  /** The training process dies; the hardware is fine (restart from the last checkpoint). */
+  | { kind: 'crash' }
+  /** The GPU is unusable until repaired; a job on it crashes. */
+  | { kind: 'gpu-down' }
+  /** The whole node is unusable until repaired; jobs on it crash. */
+  | { kind: 'node-down' }
+  /** The node loses its network (NIC, link or switch port) until repaired; jobs on it crash. */
+  | { kind: 'network-down' }
+  /** The job stops progressing until a timeout (NCCL watchdog, heartbeat) fires, then crashes. */
+  | { kind: 'hang' }
+  /** The job on it runs at `factor` (0 < factor < 1) of its speed until repaired (thermal, PCIe width low). */
+  | { kind: 'slowdown'; factor: number }
+  /** Wrong results found later: the job rolls back one checkpoint further than a crash. */
+  | { kind: 'silent-corruption' };
+
+/** How long a repair takes, in seconds; 'none' = the fault needs no repair (it takes no hardware down). */
+export type RepairTime =
+  | { kind: 'none' }
+  | { kind: 'fixed'; seconds: number }
+  | { kind: 'exponential'; meanS: number }
+  | { kind: 'lognormal'; medianS: number; sigma: number };
+
+/** Which recovery a fault calls for: software faults need only a process restart (DLRover), network ones locating the bad link. */
+export type FaultCategory = 'hardware' | 'software' | 'network';
+
+/** One kind of fault in a catalog. Invariant: at most one of the two rates is > 0; both are finite and ≥ 0. */
+export interface FaultType {
+  /** Unique in its catalog, e.g. "xid-79-gpu-fell-off-bus"; letters, digits, '-' and '_' (usable in `--set` paths). */
+  readonly name: string;
+  /** The NVIDIA Xid that reports it, when one exists. */
+  readonly xid: number | null;
+  /** One line for humans. */
+  readonly description: string;
+  /** Faults per GPU per day (each GPU an independent Poisson process); 0 when the rate is per node. */
+  readonly ratePerGpuDay: number;
+  /** Faults per node per day; 0 when the rate is per GPU. */
+  readonly ratePerNodeDay: number;
+  /** What it hits. gpu-down needs scope gpu, node-down scope node, network-down scope link or node. */
+  readonly scope: FaultScope;
+  /** What it does. */
+  readonly effect: FaultEffect;
+  /** True when DLRover's node check (GEMM + allgather) finds the faulty node. */
+  readonly foundByNodeCheck: boolean;
+  /** Repair time: 'none' exactly for effects that take no hardware down (crash, hang, silent-corruption). */
+  readonly repair: RepairTime;
+  /** For recovery policies (DLRover: software faults restart processes only). */
+  readonly category: FaultCategory;
+}
+
+/** A named set of fault types with where its numbers come from. */
+export interface FaultCatalog {
+  /** The catalog's name (a shipped catalog's file name without .yaml). */
+  readonly name: string;
+  /** What the catalog models, including its assumptions (e.g. GPUs per node). */
+  readonly description: string;
+  /** Citations for its numbers. */
+  readonly source: string;
+  /** Its fault types, names unique. */
+  readonly types: readonly FaultType[];
+}
+
+/** Folder of the shipped catalogs; from src/faults/ and dist/faults/ alike it is the package's src/faults/catalogs/. */
+const CATALOGS_DIR = fileURLToPath(new URL('../../src/faults/catalogs/', import.meta.url));
+
+const EFFECT_KINDS = ['crash', 'gpu-down', 'node-down', 'network-down', 'hang', 'slowdown', 'silent-corruption'] as const;
+const REPAIR_KINDS = ['none', 'fixed', 'exponential', 'lognormal'] as const;
+const SCOPES = ['gpu', 'node', 'link', 'job'] as const;
+const CATEGORIES = ['hardware', 'software', 'network'] as const;
+
+/** Error parameter: `text` for a bad value, "required" for a missing one (a small copy of the scenario schema's private helper). */
+function says(text: string): { error: (issue: { code?: string; input?: unknown }) => string | undefined } {
+  return {
+    error: (issue) => {
+      if (issue.code === 'unrecognized_keys') return undefined;
+      return issue.input === undefined ? 'required' : text;
+    },
+  };
+}
+
+const nonNegativeNumber = z.number(says('expected a number ≥ 0')).min(0, says('expected a number ≥ 0'));
+const rateSchema = z.number(says('expected a rate ≥ 0 (faults per day)')).min(0, says('expected a rate ≥ 0 (faults per day)'));
+const nameSchema = z
+  .string(says('expected a name of letters, digits, "-" and "_"'))
+  .regex(/^[A-Za-z0-9_-]+$/, says('expected a name of letters, digits, "-" and "_"'));
+const textSchema = z.string(says('expected a string'));
+
+/** A positive duration in seconds: a number, or a string like "90s", "10m", "2h", "1d". */
+const positiveSeconds = z
+  .custom<number | string>((value) => typeof value === 'number' || typeof value === 'string', says('expected a positive duration in seconds (or like 10m, 2h, 1d)'))
+  .transform((value, ctx) => {
+    const seconds = parseDurationS(value);
+    if (seconds === null || seconds === 0) {
+      ctx.addIssue({ code: 'custom', message: 'expected a positive duration in seconds (or like 10m, 2h, 1d)', input: value });
+      return z.NEVER;
+    }
+    return seconds;
+  });
+
+/** Lets YAML write `effect: crash` / `repair: none` for `{kind: crash}` / `{kind: none}`. */
+function kindShorthand(value: unknown): unknown {
+  return typeof value === 'string' ? { kind: value } : value;
+}
+
+const effectSchema = z.preprocess(
+  kindShorthand,
+  z.discriminatedUnion(
+    'kind',
+    [
+      z.strictObject({ kind: z.literal('crash') }),
+      z.strictObject({ kind: z.literal('gpu-down') }),
+      z.strictObject({ kind: z.literal('node-down') }),
+      z.strictObject({ kind: z.literal('network-down') }),
+      z.strictObject({ kind: z.literal('hang') }),
+      z.strictObject({
+        kind: z.literal('slowdown'),
+        factor: z
+          .number(says('expected a speed factor between 0 and 1 (exclusive)'))
+          .gt(0, says('expected a speed factor between 0 and 1 (exclusive)'))
+          .lt(1, says('expected a speed factor between 0 and 1 (exclusive)')),
+      }),
+      z.strictObject({ kind: z.literal('silent-corruption') }),
+    ],
+    says(`expected an effect kind: one of ${EFFECT_KINDS.join(', ')}`),
+  ),
+);
+
+const repairSchema = z.preprocess(
+  kindShorthand,
+  z.discriminatedUnion(
+    'kind',
+    [
+      z.strictObject({ kind: z.literal('none') }),
+      z.strictObject({ kind: z.literal('fixed'), seconds: positiveSeconds }),
+      z.strictObject({ kind: z.literal('exponential'), meanS: positiveSeconds }),
+      z.strictObject({ kind: z.literal('lognormal'), medianS: positiveSeconds, sigma: nonNegativeNumber }),
+    ],
+    says(`expected a repair kind: one of ${REPAIR_KINDS.join(', ')}`),
+  ),
+);
+
+const scopeSchema = z.enum(SCOPES, says(`expected one of ${SCOPES.join(', ')}`));
+const categorySchema = z.enum(CATEGORIES, says(`expected one of ${CATEGORIES.join(', ')}`));
+
+/** A problem with a whole fault type (rates, scope, effect and repair taken together), at a path inside the type. */
+interface TypeProblem {
+  readonly path: YamlPath;
+  readonly message: string;
+}
+
+/** The first inconsistency of a fault type, or null: both rates > 0, effect vs scope, effect vs repair. */
+function typeProblem(type: FaultType): TypeProblem | null {
+  if (type.ratePerGpuDay > 0 && type.ratePerNodeDay > 0) {
+    return { path: ['ratePerNodeDay'], message: 'give a rate per GPU-day or per node-day, not both' };
+  }
+  const { effect, scope } = type;
+  if (effect.kind === 'gpu-down' && scope !== 'gpu') return { path: ['scope'], message: `effect gpu-down needs scope gpu (got ${scope})` };
+  if (effect.kind === 'node-down' && scope !== 'node') return { path: ['scope'], message: `effect node-down needs scope node (got ${scope})` };
+  if (effect.kind === 'network-down' && scope !== 'link' && scope !== 'node') {
+    return { path: ['scope'], message: `effect network-down needs scope link or node (got ${scope})` };
+  }
+  const takesHardwareDown = effect.kind !== 'crash' && effect.kind !== 'hang' && effect.kind !== 'silent-corruption';
+  if (takesHardwareDown && type.repair.kind === 'none') {
+    return { path: ['repair'], message: `effect ${effect.kind} lasts until repaired: expected a repair time, not none` };
+  }
+  if (!takesHardwareDown && type.repair.kind !== 'none') {
+    return { path: ['repair'], message: `effect ${effect.kind} takes no hardware down: expected repair none` };
+  }
+  return null;
+}
+
+const faultTypeSchema = z
+  .strictObject(
+    {
+      name: nameSchema,
+      xid: z.int(says('expected an Xid (a non-negative integer) or null')).min(0, says('expected an Xid (a non-negative integer) or null')).nullable().default(null),
+      description: textSchema.default(''),
+      ratePerGpuDay: rateSchema.optional(),
+      ratePerNodeDay: rateSchema.optional(),
+      scope: scopeSchema,
+      effect: effectSchema,
+      foundByNodeCheck: z.boolean(says('expected true or false')),
+      repair: repairSchema,
+      category: categorySchema,
+    },
+    says('expected a mapping (a fault type)'),
+  )
+  .transform((doc, ctx): FaultType => {
+    if (doc.ratePerGpuDay === undefined && doc.ratePerNodeDay === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'needs ratePerGpuDay or ratePerNodeDay' });
+      return z.NEVER;
+    }
+    if (doc.ratePerGpuDay !== undefined && doc.ratePerNodeDay !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['ratePerNodeDay'], message: 'give ratePerGpuDay or ratePerNodeDay, not both' });
+      return z.NEVER;
+    }
+    const type: FaultType = { ...doc, ratePerGpuDay: doc.ratePerGpuDay ?? 0, ratePerNodeDay: doc.ratePerNodeDay ?? 0 };
+    const problem = typeProblem(type);
+    if (problem) {
+      ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
+      return z.NEVER;
+    }
+    return type;
+  });
+
+const catalogSchema = z
+  .strictObject(
+    {
+      name: nameSchema.optional(),
+      description: textSchema.default(''),
+      source: textSchema.default(''),
+      types: z.array(faultTypeSchema, says('expected a list of fault types')),
+    },
+    says('expected a mapping (a fault catalog) at the top level'),
+  )
+  .superRefine((catalog, ctx) => {
+    const first = new Map<string, number>();
+    catalog.types.forEach((type, index) => {
+      const earlier = first.get(type.name);
+      if (earlier === undefined) first.set(type.name, index);
+      else ctx.addIssue({ code: 'custom', path: ['types', index, 'name'], message: `duplicate name "${type.name}" (also types[${earlier}])` });
+    });
+  });
+
+/**
+ * One entry of `faults.overrides`: fields that replace the named fault type's. Giving
+ * ratePerGpuDay sets ratePerNodeDay to 0 and vice versa (the rate moves to that basis).
+ * Effects and repairs may be written as a bare kind (`effect: crash`, `repair: none`);
+ * repair durations as seconds or strings like "10m".
+ */
+export const faultOverrideSchema = z
+  .strictObject(
+    {
+      ratePerGpuDay: rateSchema.optional(),
+      ratePerNodeDay: rateSchema.optional(),
+      scope: scopeSchema.optional(),
+      effect: effectSchema.optional(),
+      foundByNodeCheck: z.boolean(says('expected true or false')).optional(),
+      repair: repairSchema.optional(),
+      category: categorySchema.optional(),
+    },
+    says('expected a mapping of fields to replace (ratePerGpuDay, ratePerNodeDay, scope, effect, foundByNodeCheck, repair, category)'),
+  )
+  .superRefine((override, ctx) => {
+    if (override.ratePerGpuDay !== undefined && override.ratePerNodeDay !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['ratePerNodeDay'], message: 'give ratePerGpuDay or ratePerNodeDay, not both' });
+    }
+  });
+
+/**
+ * An override as a scenario writes it, e.g. `{ratePerGpuDay: 0.001, repair: {kind: fixed, seconds: 3600}}`
+ * (what `faultOverrideSchema` accepts, less YAML-only conveniences like "10m" durations).
+ */
+export interface FaultTypeOverride {
+  /** Replaces the rate and moves it to per-GPU-day (ratePerNodeDay becomes 0). */
+  readonly ratePerGpuDay?: number;
+  /** Replaces the rate and moves it to per-node-day (ratePerGpuDay becomes 0). */
+  readonly ratePerNodeDay?: number;
+  /** Replaces the scope. */
+  readonly scope?: FaultScope;
+  /** Replaces the effect; a bare kind for effects without parameters. */
+  readonly effect?: FaultEffect | Exclude<FaultEffect['kind'], 'slowdown'>;
+  /** Replaces whether DLRover's node check finds it. */
+  readonly foundByNodeCheck?: boolean;
+  /** Replaces the repair time; 'none' for `{kind: none}`. */
+  readonly repair?: RepairTime | 'none';
+  /** Replaces the category. */
+  readonly category?: FaultCategory;
+}
+
+const EXPECTED_NAMES: Readonly<Record<string, string>> = {
+  object: 'a mapping',
+  array: 'a list',
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+};
+
+/** Short messages for the issues the schemas do not word themselves (a small copy of the scenario schema's private map). */
+const catalogErrorMap: z.core.$ZodErrorMap = (issue) => {
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.length === 1 ? `unknown key "${issue.keys[0]}"` : `unknown keys ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
+    case 'invalid_type':
+      if (issue.input === undefined) return 'required';
+      return `expected ${EXPECTED_NAMES[issue.expected] ?? issue.expected}`;
+    case 'invalid_value':
+      return `expected one of ${issue.values.map(String).join(', ')}`;
+    default:
+      return undefined;
+  }
+};
+
+/** The first issue of a failed parse: its path, message, and the unknown key when that is the problem. */
+function firstIssue(error: z.ZodError): { path: YamlPath; message: string; unknownKey?: string } {
+  const issue = error.issues[0]!;
+  const path = issue.path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
+  if (issue.code === 'unrecognized_keys') return { path, message: issue.message, unknownKey: issue.keys[0]! };
+  return { path, message: issue.message };
+}
+
+/** Names of the shipped catalogs (files in src/faults/catalogs/), sorted. */
+export function catalogNames(): string[] {
+  return readdirSync(CATALOGS_DIR)
+    .filter((file) => extname(file) === '.yaml')
+    .map((file) => basename(file, '.yaml'))
+    .sort();
+}
+
+/**
+ * A shipped catalog by name. An unknown name is a ConfigError (with an empty `where`: the caller
+ * knows the YAML path) listing the known names.
+ */
+export function loadCatalog(name: string): FaultCatalog {
+  const names = catalogNames();
+  if (!names.includes(name)) {
+    throw new ConfigError('', `unknown fault catalog "${name}"; known catalogs: ${names.join(', ')}`);
+  }
+  const file = join(CATALOGS_DIR, `${name}.yaml`);
+  const catalog = loadCatalogFile(file);
+  if (catalog.name !== name) throw new ConfigError(`${file}: name`, `expected "${name}" (the file's name), got "${catalog.name}"`);
+  return catalog;
+}
+
+/**
+ * A catalog from a YAML file (the shipped format). Problems are ConfigErrors located as
+ * `file:line: types[2].ratePerGpuDay: reason`. The name defaults to the file's base name.
+ */
+export function loadCatalogFile(file: string): FaultCatalog {
+  const text = readCatalogText(file);
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  const syntaxError = document.errors[0];
+  if (syntaxError) {
+    throw new ConfigError(`${file}:${lineCounter.linePos(syntaxError.pos[0]).line}`, firstLine(syntaxError.message));
+  }
+  let raw: unknown;
+  try {
+    raw = document.toJS();
+  } catch (error) {
+    throw new ConfigError(file, firstLine(error instanceof Error ? error.message : String(error)));
+  }
+  const result = catalogSchema.safeParse(raw, { error: catalogErrorMap });
+  if (!result.success) {
+    const { path, message, unknownKey } = firstIssue(result.error);
+    const line = lineOf(document, lineCounter, unknownKey === undefined ? path : [...path, unknownKey]);
+    const shown = formatYamlPath(path);
+    const where = line === null ? file : `${file}:${line}`;
+    throw new ConfigError(shown === '' ? where : `${where}: ${shown}`, message);
+  }
+  const doc = result.data;
+  return {
+    name: doc.name ?? basename(file, extname(file)),
+    description: doc.description,
+    source: doc.source,
+    types: doc.types,
+  };
+}
+
+/**
+ * The catalog with `faults.overrides` applied (each value validated with `faultOverrideSchema`),
+ * then every rate (overridden ones too) multiplied by `scale` (≥ 0; 0 turns rate faults off).
+ * An unknown name is a ConfigError naming it and listing the catalog's names; other problems are
+ * ConfigErrors whose `where` is the path inside the overrides mapping ("xid-79-gpu-fell-off-bus.repair").
+ */
+export function scaledCatalog(
+  catalog: FaultCatalog,
+  scale: number,
+  overrides: Readonly<Record<string, FaultTypeOverride | unknown>> = {},
+): FaultCatalog {
+  if (!(Number.isFinite(scale) && scale >= 0)) throw new ConfigError('scale', `expected a number ≥ 0, got ${scale}`);
+  const known = catalog.types.map((type) => type.name);
+  for (const name of Object.keys(overrides)) {
+    if (!known.includes(name)) {
+      const list = known.length > 0 ? known.join(', ') : '(none)';
+      throw new ConfigError('', `unknown fault type "${name}"; fault types of catalog ${catalog.name}: ${list}`);
+    }
+  }
+  const types = catalog.types.map((type): FaultType => {
+    const raw = overrides[type.name];
+    const overridden = raw === undefined ? type : applyOverride(type, raw);
+    return { ...overridden, ratePerGpuDay: overridden.ratePerGpuDay * scale, ratePerNodeDay: overridden.ratePerNodeDay * scale };
+  });
+  return { ...catalog, types };
+}
+
+/** The fault type with one validated override applied; ConfigError at `name.field` when invalid. */
+function applyOverride(type: FaultType, raw: unknown): FaultType {
+  const result = faultOverrideSchema.safeParse(raw, { error: catalogErrorMap });
+  if (!result.success) {
+    const { path, message } = firstIssue(result.error);
+    throw new ConfigError(formatYamlPath([type.name, ...path]), message);
+  }
+  const { ratePerGpuDay, ratePerNodeDay, scope, effect, foundByNodeCheck, repair, category } = result.data;
+  const next: FaultType = {
+    ...type,
+    ...(ratePerGpuDay !== undefined && { ratePerGpuDay, ratePerNodeDay: 0 }),
+    ...(ratePerNodeDay !== undefined && { ratePerGpuDay: 0, ratePerNodeDay }),
+    ...(scope !== undefined && { scope }),
+    ...(effect !== undefined && { effect }),
+    ...(foundByNodeCheck !== undefined && { foundByNodeCheck }),
+    ...(repair !== undefined && { repair }),
+    ...(category !== undefined && { category }),
+  };
+  const problem = typeProblem(next);
+  if (problem) throw new ConfigError(formatYamlPath([type.name, ...problem.path]), `${problem.message} (after overrides)`);
+  return next;
+}
+
+/** Sum of all rates in faults per GPU-day, node-day rates divided by `gpusPerNode` (> 0). */
+export function totalRatePerGpuDay(catalog: FaultCatalog, gpusPerNode: number): number {
+  if (!(Number.isFinite(gpusPerNode) && gpusPerNode > 0)) throw new InvariantError(`gpusPerNode must be > 0, got ${gpusPerNode}`);
+  let total = 0;
+  for (const type of catalog.types) total += type.ratePerGpuDay + type.ratePerNodeDay / gpusPerNode;
+  return total;
+}
+
+/** The file's text; a missing, directory or unreadable file is a ConfigError naming it. */
+function readCatalogText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ConfigError(file, 'no such file');
+    if (code === 'EISDIR') throw new ConfigError(file, 'is a directory, not a fault catalog file');
+    throw new ConfigError(file, `cannot read the file (${code ?? String(error)})`);
+  }
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.trim();
+}
+
+/**
+ * 1-based line of the node at `path` (a key's own line for mapping entries); when the path goes
+ * deeper than the document (a missing key, a shorthand `effect: crash`), the line of its deepest
+ * existing part; null when not even that is known. Adapted from the scenario loader's private `lineOf`.
+ */
+function lineOf(document: Document, lineCounter: LineCounter, path: YamlPath): number | null {
+  let node: unknown = document.contents;
+  let offset: number | null = null;
+  for (const segment of path) {
+    if (isAlias(node)) node = node.resolve(document);
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+      if (!pair) break;
+      offset = isScalar(pair.key) && pair.key.range ? pair.key.range[0] : offset;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      const item: unknown = node.items[segment];
+      if (item === undefined) break;
+      offset = isScalar(item) || isMap(item) || isSeq(item) || isAlias(item) ? (item.range?.[0] ?? offset) : offset;
+      node = item;
+    } else {
+      break;
+    }
+  }
+  return offset === null ? null : lineCounter.linePos(offset).line;
+}

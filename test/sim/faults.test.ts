@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { FaultEffect, FaultType } from '../../src/faults/catalog.js';
+import type { FaultOccurrence } from '../../src/faults/occurrence.js';
+import type { Scenario } from '../../src/scenario/scenario.js';
+import { Simulation } from '../../src/sim/simulation.js';
+import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
+
+/** A catalog-style fault type with the given effect (rates are irrelevant when replayed). */
+function faultType(name: string, effect: FaultEffect): FaultType {
+  return {
+    name,
+    xid: null,
+    description: name,
+    ratePerGpuDay: 0,
+    ratePerNodeDay: 0,
+    scope: effect.kind === 'node-down' || effect.kind === 'network-down' ? 'node' : 'gpu',
+    effect,
+    foundByNodeCheck: true,
+    repair: { kind: 'none' },
+    category: effect.kind === 'crash' ? 'software' : 'hardware',
+  };
+}
+
+/** A scenario whose faults are exactly `replay` (no rate injection). */
+function withFaults(scenario: Scenario, replay: FaultOccurrence[], hangTimeoutS = 600): Scenario {
+  return {
+    ...scenario,
+    faults: { catalog: { name: 'test', description: '', source: '', types: [] }, replay: [...replay].sort((a, b) => a.timeS - b.timeS), hangTimeoutS },
+  };
+}
+
+const GPU_DOWN = faultType('gpu-dbe', { kind: 'gpu-down' });
+const NODE_DOWN = faultType('psu', { kind: 'node-down' });
+const CRASH = faultType('software-bug', { kind: 'crash' });
+const HANG = faultType('nccl-timeout', { kind: 'hang' });
+const SLOW = faultType('thermal', { kind: 'slowdown', factor: 0.5 });
+
+describe('faults in the simulation (no recovery policy)', () => {
+  it('a GPU failure kills the job on it, loses its GPU time and takes the GPU away until repaired', () => {
+    // Node 0 runs "a" (8 GPUs); its GPU 3 fails at 100 s, repaired at 1100 s. "b" needs 8 GPUs on one node.
+    const jobs = [batchJob('a', 0, 8, 1000), batchJob('b', 200, 8, 100)];
+    const replay = [{ timeS: 100, type: GPU_DOWN, nodeIndex: 0, gpuIndex: 3, repairS: 1000 }];
+    const result = new Simulation(withFaults(scenarioOf(gpuCluster(1, 8), jobs), replay), { checkInvariants: true }).run();
+    const [a, b] = result.jobs;
+    expect(a!.phase).toBe('failed');
+    expect(a!.failureReason).toBe('fault');
+    expect(a!.endS).toBe(100);
+    expect(b!.firstStartS).toBe(1100);
+    expect(result.summary.faults).toEqual({ total: 1, byType: { 'gpu-dbe': 1 } });
+    expect(result.summary.lostGpuHours).toBeCloseTo((8 * 100) / 3600, 6);
+    expect(result.summary.jobs).toMatchObject({ completed: 1, failed: 1 });
+    expect(result.timeline.map((r) => `${r.timeS} ${r.event} ${r.jobId}`)).toEqual([
+      '100 fault ',
+      '100 job-crash a',
+      '100 job-failed a',
+      '1100 repair ',
+    ]);
+  });
+
+  it('faults hit idle hardware too: a node down delays a job until the last overlapping fault is repaired', () => {
+    const jobs = [batchJob('a', 50, 8, 100)];
+    const replay = [
+      { timeS: 10, type: NODE_DOWN, nodeIndex: 0, gpuIndex: null, repairS: 100 },
+      { timeS: 20, type: NODE_DOWN, nodeIndex: 0, gpuIndex: null, repairS: 200 },
+    ];
+    const result = new Simulation(withFaults(scenarioOf(gpuCluster(1, 8), jobs), replay), { checkInvariants: true }).run();
+    expect(result.jobs[0]!.firstStartS).toBe(220);
+    expect(result.summary.faults.total).toBe(2);
+  });
+
+  it('a process crash on an idle GPU changes nothing and is not counted', () => {
+    const jobs = [batchJob('a', 0, 4, 100)];
+    const replay = [{ timeS: 10, type: CRASH, nodeIndex: 0, gpuIndex: 7, repairS: 0 }];
+    const result = new Simulation(withFaults(scenarioOf(gpuCluster(1, 8), jobs), replay)).run();
+    expect(result.jobs[0]!.phase).toBe('completed');
+    expect(result.summary.faults.total).toBe(0);
+  });
+
+  it('a slowdown stretches the job exactly until its repair', () => {
+    const jobs = [batchJob('a', 0, 8, 1000)];
+    const replay = [{ timeS: 100, type: SLOW, nodeIndex: 0, gpuIndex: 0, repairS: 400 }];
+    const result = new Simulation(withFaults(scenarioOf(gpuCluster(1, 8), jobs), replay)).run();
+    // 100 s full speed, 400 s at half speed (200 s of work), then 700 s of work at full speed.
+    expect(result.jobs[0]!.endS).toBe(1200);
+    expect(result.summary.gpuUtilization).toBeCloseTo((100 + 200 + 700) / 1200, 6);
+  });
+
+  it('a hang stalls the job, holding its GPUs, until the watchdog turns it into a crash', () => {
+    const jobs = [batchJob('a', 0, 8, 1000), batchJob('b', 10, 8, 100)];
+    const replay = [{ timeS: 100, type: HANG, nodeIndex: 0, gpuIndex: 2, repairS: 0 }];
+    const result = new Simulation(withFaults(scenarioOf(gpuCluster(1, 8), jobs), replay, 600), { checkInvariants: true }).run();
+    const [a, b] = result.jobs;
+    expect(a!.endS).toBe(700);
+    expect(a!.phase).toBe('failed');
+    expect(a!.progressSteps).toBe(100);
+    expect(b!.firstStartS).toBe(700);
+    expect(result.timeline.map((r) => r.event)).toEqual(['fault', 'job-hang', 'job-crash', 'job-failed']);
+  });
+});
