@@ -22,7 +22,7 @@ export function listing(): {
     policies: {
       scheduling: Object.keys(schedulingPolicies),
       placement: Object.keys(placementPolicies),
-      recovery: [...recoveryPolicies],
+      recovery: Object.keys(recoveryPolicies),
       autoscale: [...autoscalePolicies],
     },
     traceFormats: Object.fromEntries(

@@ -68,7 +68,7 @@ export function buildSummary(input: SummaryInput): RunSummary {
     if (wallS <= 0 || weight <= 0) return;
     weightSum += weight;
     ettrSum += weight * Math.min(1, job.effectiveS() / wallS);
-    runtimeSum += weight * Math.min(1, job.runningS / wallS);
+    runtimeSum += weight * Math.min(1, job.processRuntimeS() / wallS);
   });
 
   const gpuCapacityS = input.totalGpus * makespanS;

@@ -64,6 +64,21 @@ export interface LossCurveSpec {
   readonly targetLoss: number;
 }
 
+/** How a job checkpoints: every `intervalS` of training it blocks for `saveS` (flash: 0.5 s, persisting in the background). */
+export interface CheckpointSpec {
+  /** Training seconds between checkpoints; 'auto' = Young/Daly from the job's expected failure rate. */
+  readonly intervalS: number | 'auto';
+  /** Seconds a save blocks training (to storage). */
+  readonly saveS: number;
+  /** Seconds a restart spends loading the last checkpoint. */
+  readonly loadS: number;
+  /** Flash checkpoint: save to host memory, blocking only FLASH_SAVE_BLOCK_S. */
+  readonly flash: boolean;
+}
+
+/** Seconds a flash checkpoint blocks training (save to host memory; REFERENCE §1: ~0.5 s). */
+export const FLASH_SAVE_BLOCK_S = 0.5;
+
 /** A job as submitted: everything the workload knows about it (static). */
 export interface JobSpec {
   /** Unique job id. */
@@ -90,6 +105,8 @@ export interface JobSpec {
   readonly traceRetries?: number;
   /** The job's loss curve, for jobs that end on convergence. */
   readonly loss?: LossCurveSpec;
+  /** How the job checkpoints; absent = never (a crash loses all its progress). */
+  readonly checkpoint?: CheckpointSpec;
 }
 
 /** Total demand of all replicas of a job at its requested size. */

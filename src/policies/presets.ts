@@ -16,70 +16,70 @@ export const presets: Readonly<Record<string, PolicyStack>> = {
   fifo: {
     scheduling: 'fifo',
     placement: 'pack',
-    recovery: 'none',
+    recovery: 'manual',
     autoscale: 'none',
-    description: 'strict arrival order, gang start, packed placement, no recovery, no auto-scaling',
+    description: 'strict arrival order, gang start, packed placement, manual recovery, no auto-scaling',
   },
   optimus: {
     scheduling: 'optimus',
     placement: 'pack',
-    recovery: 'none',
+    recovery: 'manual',
     autoscale: 'none',
     description: 'Optimus: learned loss and speed models, marginal-gain PS/worker allocation every 10 min, even spread on the fewest servers',
   },
   sjf: {
     scheduling: 'sjf',
     placement: 'pack',
-    recovery: 'none',
+    recovery: 'manual',
     autoscale: 'none',
     description: 'shortest oracle remaining time first, gang start, skips jobs that do not fit (backfilling), packed placement',
   },
   drf: {
     scheduling: 'drf',
     placement: 'pack',
-    recovery: 'none',
+    recovery: 'manual',
     autoscale: 'none',
     description: 'dominant resource fairness by progressive filling at admission; allocations kept while jobs run; packed placement',
   },
   'drf-elastic': {
     scheduling: 'drf-elastic',
     placement: 'pack',
-    recovery: 'none',
+    recovery: 'manual',
     autoscale: 'none',
     description: 'dominant resource fairness that also grows running elastic jobs one unit at a time as capacity frees; packed placement',
   },
   tetris: {
     scheduling: 'tetris',
     placement: 'pack',
-    recovery: 'none',
+    recovery: 'manual',
     autoscale: 'none',
     description: 'Tetris: best resource alignment minus a shortest-remaining-work term (oracle); gangs placed by pack',
   },
   'fifo-spread': {
     scheduling: 'fifo',
     placement: 'spread',
-    recovery: 'none',
+    recovery: 'manual',
     autoscale: 'none',
     description: 'strict arrival order, gang start, worst-fit (spread) placement, to compare with fifo (pack)',
   },
   'fifo-topology': {
     scheduling: 'fifo',
     placement: 'topology',
-    recovery: 'none',
+    recovery: 'manual',
     autoscale: 'none',
     description: 'strict arrival order, gang start, rack-aware placement keeping all-reduce jobs in one rack',
   },
   edl: {
     scheduling: 'edl',
     placement: 'pack',
-    recovery: 'none',
+    recovery: 'manual',
     autoscale: 'none',
     description: 'PaddlePaddle EDL: elastic trainers grow least-fulfilled first up to 97% load, new jobs start at their min by shrinking the most fulfilled',
   },
   tiresias: {
     scheduling: 'tiresias',
     placement: 'pack',
-    recovery: 'none',
+    recovery: 'manual',
     autoscale: 'none',
     description: 'Tiresias 2D-LAS: least attained GPU service first in 2 queues (3,200 GPU-s), preempting lower queues, FIFO within a queue',
   },
@@ -103,7 +103,7 @@ export function checkPresets(): void {
     const ok =
       stack.scheduling in schedulingPolicies &&
       stack.placement in placementPolicies &&
-      recoveryPolicies.includes(stack.recovery) &&
+      stack.recovery in recoveryPolicies &&
       autoscalePolicies.includes(stack.autoscale);
     if (!ok) throw new InvariantError(`preset ${name} names an unregistered policy`);
   }

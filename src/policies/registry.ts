@@ -8,6 +8,9 @@ import { createSjf } from './scheduling/sjf.js';
 import { createTetris } from './scheduling/tetris.js';
 import { createEdl } from './scheduling/edl.js';
 import { createTiresias } from './scheduling/tiresias.js';
+import { createManualRecovery } from './recovery/manual.js';
+import { createNoRecovery } from './recovery/none.js';
+import type { RecoveryPolicy } from './recovery/types.js';
 import type { PlacementPolicy, SchedulingPolicy } from './types.js';
 
 /** Scheduling policies by id: one line each. */
@@ -29,8 +32,11 @@ export const placementPolicies: Readonly<Record<string, () => PlacementPolicy>> 
   topology: () => topologyPlacement,
 };
 
-/** Recovery policies by id ("none": a failed job stays failed). */
-export const recoveryPolicies: readonly string[] = ['none'];
+/** Recovery policies by id: one line each. */
+export const recoveryPolicies: Readonly<Record<string, () => RecoveryPolicy>> = {
+  none: createNoRecovery,
+  manual: () => createManualRecovery(),
+};
 
 /** Auto-scaling policies by id ("none": jobs keep their requested size). */
 export const autoscalePolicies: readonly string[] = ['none'];

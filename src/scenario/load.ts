@@ -7,6 +7,7 @@ import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
 import type { JobSpec, LossCurveSpec, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
 import { convergenceStep } from '../model/observations.js';
 import { loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
+import { recoveryPolicies } from '../policies/registry.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import { readFaultTrace, replayOccurrences } from '../faults/trace-replay.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
@@ -100,6 +101,9 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     throw new ConfigError('--seed', `expected a non-negative integer, got ${options.seed}`);
   }
   const seed = options.seed ?? doc.seed;
+  if (doc.recovery !== undefined && !(doc.recovery in recoveryPolicies)) {
+    throw new ConfigError(locate(['recovery']), `unknown recovery policy "${doc.recovery}"; known: ${Object.keys(recoveryPolicies).join(', ')}`);
+  }
 
   const warnings: string[] = [];
   const cluster = await resolveCluster(doc, file, locate, warnings);
@@ -112,6 +116,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     file,
     seed,
     policy,
+    ...(doc.recovery === undefined ? {} : { recovery: doc.recovery }),
     horizonS: doc.sim?.horizon ?? Infinity,
     params: {
       resizePauseS: doc.sim?.resizePause ?? DEFAULT_SIM_PARAMS.resizePauseS,
@@ -380,6 +385,9 @@ function buildJob(job: JobDoc, index: number, source: string): JobSpec {
     speed,
     source,
     ...(loss ? { loss } : {}),
+    ...(job.checkpoint
+      ? { checkpoint: { intervalS: job.checkpoint.interval, saveS: job.checkpoint.save, loadS: job.checkpoint.load, flash: job.checkpoint.flash } }
+      : {}),
   };
 }
 

@@ -33,6 +33,8 @@ export interface Scenario {
   readonly seed: number;
   /** Policy preset name, e.g. "fifo". */
   readonly policy: string;
+  /** Recovery policy replacing the preset's, when the scenario names one. */
+  readonly recovery?: string;
   /** Simulated time limit in seconds; Infinity runs until every job has ended. */
   readonly horizonS: number;
   /** Physical constants of the simulated cluster and its jobs. */

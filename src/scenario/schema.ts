@@ -176,6 +176,17 @@ const jobSchema = z
         says('expected a mapping {b0, b1, b2, noise, target}'),
       )
       .optional(),
+    checkpoint: z
+      .strictObject(
+        {
+          interval: z.union([z.literal('auto'), positiveDurationS], says(`expected auto or a positive duration ${DURATION_HINT}`)),
+          save: durationS.default(0),
+          load: durationS.default(0),
+          flash: z.boolean(says('expected true or false')).default(false),
+        },
+        says('expected a mapping {interval, save, load, flash}'),
+      )
+      .optional(),
   })
   .superRefine((job, ctx) => {
     checkGpuShare(job, ctx);
@@ -372,6 +383,7 @@ export const scenarioSchema = z
       name: nameSchema.optional(),
       seed: nonNegativeInt.default(1),
       policy: nameSchema.default('fifo'),
+      recovery: nameSchema.optional(),
       sim: z
         .strictObject(
           {

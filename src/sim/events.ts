@@ -16,5 +16,11 @@ export type SimEvent =
   | { readonly kind: 'fault'; readonly occurrence: FaultOccurrence; readonly replayIndex: number | null }
   /** The hardware a fault took down (or slowed) is repaired. */
   | { readonly kind: 'repair'; readonly occurrence: FaultOccurrence }
+  /** A running job starts a checkpoint save; stale when the job's epoch moved on. */
+  | { readonly kind: 'checkpoint'; readonly jobId: string; readonly epoch: number }
+  /** A checkpoint save completes; stale when the job's epoch moved on. */
+  | { readonly kind: 'checkpoint-done'; readonly jobId: string; readonly epoch: number }
+  /** A crashed job is resubmitted (manual recovery noticed the failure). */
+  | { readonly kind: 'job-resubmit'; readonly jobId: string; readonly rescheduleS: number }
   /** A hung job's watchdog fires; stale unless the job is still in that same hang. */
   | { readonly kind: 'job-hang-timeout'; readonly jobId: string; readonly hang: number };

@@ -40,10 +40,29 @@ export class JobRuntime implements JobView {
   hangs = 0;
   /** Speed factors of the unrepaired slowdown faults on the job's hardware (thermal, PCIe width). */
   readonly faultSlowdowns: number[] = [];
-  /** GPU-seconds of work lost to faults (a failed job loses all it ran). */
+  /** GPU-seconds of training whose result was lost to faults (rolled back or failed). */
   lostGpuS = 0;
-  /** Steps done and then lost to faults (not effective training). */
+  /** Steps done and then lost to faults (rolled back, or all of them when the job failed). */
   lostSteps = 0;
+  /** Training seconds between checkpoints (Infinity: the job never checkpoints). */
+  checkpointIntervalS = Infinity;
+  /** Training seconds since the last completed checkpoint (or start). */
+  trainedSinceCheckpointS = 0;
+  /** True while a checkpoint save blocks training. */
+  saving = false;
+  /** When the current save completes. */
+  savingUntilS = 0;
+  /** Progress the current save captures. */
+  savingSteps = 0;
+  /** Progress at the last completed checkpoint, and at the one before (silent corruption rolls back to it). */
+  checkpointedSteps = 0;
+  previousCheckpointedSteps = 0;
+  /** Seconds blocked by checkpoint saves. */
+  checkpointingS = 0;
+  /** Seconds between a crash and the resubmission that noticed it. */
+  detectingS = 0;
+  /** Pause the next start takes (pod scheduling + checkpoint load after a crash); null = the resize pause. */
+  restartPauseS: number | null = null;
   /** Bumped on every change of allocation or rate; finish and resume events for an older epoch are stale. */
   epoch = 0;
   restarts = 0;
@@ -77,9 +96,9 @@ export class JobRuntime implements JobView {
     }
   }
 
-  /** Current speed in steps per second (0 unless running, not paused and not hung). */
+  /** Current speed in steps per second (0 unless running, not paused, not hung and not saving). */
   get rateStepsPerS(): number {
-    if (this.phase !== 'running' || this.paused || this.hung) return 0;
+    if (this.phase !== 'running' || this.paused || this.hung || this.saving) return 0;
     return this.baseRateStepsPerS * this.speedFactor * this.faultSlowdown;
   }
 
@@ -98,12 +117,17 @@ export class JobRuntime implements JobView {
       this.attainedGpuS += this.gpus * dtS;
       if (this.paused || this.hung) {
         this.pausedS += dtS;
+      } else if (this.saving) {
+        this.checkpointingS += dtS;
       } else {
         this.progressSteps += this.rateStepsPerS * dtS;
         this.runningS += dtS;
+        this.trainedSinceCheckpointS += dtS;
       }
     } else if (this.phase === 'queued') {
       this.queuedS += dtS;
+    } else if (this.phase === 'waiting' && this.firstStartS !== null) {
+      this.detectingS += dtS;
     }
     this.lastUpdateS = nowS;
   }
@@ -128,7 +152,28 @@ export class JobRuntime implements JobView {
 
   /** Effective training seconds: steps done and kept, times the nominal step time. */
   effectiveS(): number {
-    return (this.progressSteps - this.lostSteps) / this.nominalRateStepsPerS;
+    return this.progressSteps / this.nominalRateStepsPerS;
+  }
+
+  /** Seconds the training processes ran: training and checkpoint saves. */
+  processRuntimeS(): number {
+    return this.runningS + this.checkpointingS;
+  }
+
+  /**
+   * Rolls progress back to the last completed checkpoint (`extra` further ones after silent
+   * corruption) and accounts what was lost; returns the steps lost.
+   */
+  rollBack(extra: number): number {
+    const toSteps = extra > 0 ? this.previousCheckpointedSteps : this.checkpointedSteps;
+    const lost = Math.max(0, this.progressSteps - toSteps);
+    if (lost > 0 && this.baseRateStepsPerS > 0) this.lostGpuS += (lost / this.baseRateStepsPerS) * this.gpus;
+    this.lostSteps += lost;
+    this.progressSteps = toSteps;
+    if (extra > 0) this.checkpointedSteps = toSteps;
+    this.saving = false;
+    this.trainedSinceCheckpointS = 0;
+    return lost;
   }
 
   /** Loss values reported so far (empty without a loss curve). */

@@ -8,10 +8,14 @@ import { CapacityScratch } from '../model/capacity.js';
 import { ClusterState } from '../model/cluster-state.js';
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
 import { stepsPerS } from '../model/speed.js';
+import { youngDalyIntervalS } from '../model/checkpoint.js';
+import { FLASH_SAVE_BLOCK_S, requestedGpus } from '../model/job-spec.js';
+import { totalRatePerGpuDay } from '../faults/catalog.js';
 import { buildSummary, type RunSummary } from '../metrics/summary.js';
 import { UsageMeter } from '../metrics/usage-meter.js';
 import { presetStack } from '../policies/presets.js';
-import { placementPolicies, schedulingPolicies } from '../policies/registry.js';
+import { placementPolicies, recoveryPolicies, schedulingPolicies } from '../policies/registry.js';
+import type { RecoveryPolicy } from '../policies/recovery/types.js';
 import {
   placementRequestOf,
   type PlacementPolicy,
@@ -52,6 +56,7 @@ export class Simulation {
   private readonly arrivalIndex = new Map<JobRuntime, number>();
   private readonly scheduling: SchedulingPolicy;
   private readonly placement: PlacementPolicy;
+  private readonly recovery: RecoveryPolicy;
   private readonly meter: UsageMeter;
   private readonly everFitsByShape = new Map<string, boolean>();
   private queued: JobRuntime[] = [];
@@ -72,6 +77,7 @@ export class Simulation {
     const stack = presetStack(scenario.policy);
     this.scheduling = options.schedulingPolicy ?? schedulingPolicies[stack.scheduling]!();
     this.placement = placementPolicies[stack.placement]!();
+    this.recovery = recoveryPolicies[scenario.recovery ?? stack.recovery]!();
     this.cluster = new ClusterState(scenario.cluster);
     this.jobs = scenario.jobs.map((spec) => new JobRuntime(spec, scenario.seed));
     this.jobs.forEach((job, index) => {
@@ -95,6 +101,7 @@ export class Simulation {
       if (this.scheduling.tickS !== undefined) this.engine.scheduleAt(firstSubmitS + this.scheduling.tickS, { kind: 'policy-tick' });
     }
     this.faults = new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus));
+    for (const job of this.jobs) job.checkpointIntervalS = checkpointIntervalS(job, scenario);
     const setup = scenario.faults;
     this.injector = setup && setup.catalog.types.length > 0 ? new RateInjector(setup.catalog, scenario.cluster, new RandomStreams(scenario.seed)) : null;
     if (this.jobs.length > 0) {
@@ -142,7 +149,9 @@ export class Simulation {
   private isStale(event: SimEvent): boolean {
     switch (event.kind) {
       case 'job-finish':
-      case 'job-resume': {
+      case 'job-resume':
+      case 'checkpoint':
+      case 'checkpoint-done': {
         const job = this.jobsById.get(event.jobId);
         return job === undefined || job.phase !== 'running' || job.epoch !== event.epoch;
       }
@@ -155,6 +164,7 @@ export class Simulation {
       case 'policy-tick':
       case 'fault':
       case 'repair':
+      case 'job-resubmit':
         return false;
       default:
         return assertNever(event);
@@ -180,6 +190,12 @@ export class Simulation {
         return this.onRepair(event.occurrence);
       case 'job-hang-timeout':
         return this.crash(this.job(event.jobId), null, 'watchdog timeout');
+      case 'checkpoint':
+        return this.onCheckpoint(this.job(event.jobId));
+      case 'checkpoint-done':
+        return this.onCheckpointDone(this.job(event.jobId));
+      case 'job-resubmit':
+        return this.onResubmit(this.job(event.jobId), event.rescheduleS);
       default:
         return assertNever(event);
     }
@@ -339,7 +355,11 @@ export class Simulation {
     job.firstStartS ??= nowS;
     this.running.push(job);
     this.takeShape(job);
-    if (restarting) this.pause(job);
+    if (restarting) {
+      // After a crash: pods start and the checkpoint loads; after a preemption: a resize pause.
+      this.pause(job, job.restartPauseS ?? this.scenario.params.resizePauseS);
+      job.restartPauseS = null;
+    }
   }
 
   /** Stops a running job and queues it again in submission order, keeping its progress. */
@@ -385,9 +405,8 @@ export class Simulation {
     this.refreshRate(job);
   }
 
-  /** Pauses a running job's training for the resize pause; a resume event ends the pause. */
-  private pause(job: JobRuntime): void {
-    const pauseS = this.scenario.params.resizePauseS;
+  /** Pauses a running job's training (by default for the resize pause); a resume event ends the pause. */
+  private pause(job: JobRuntime, pauseS = this.scenario.params.resizePauseS): void {
     if (pauseS <= 0) return;
     job.paused = true;
     this.refreshRate(job);
@@ -404,6 +423,43 @@ export class Simulation {
     if (Number.isFinite(finishS)) {
       this.engine.scheduleAt(finishS, { kind: 'job-finish', jobId: job.spec.id, epoch: job.epoch });
     }
+    if (job.phase !== 'running') return;
+    if (job.saving) {
+      this.engine.scheduleAt(Math.max(job.savingUntilS, this.engine.nowS), { kind: 'checkpoint-done', jobId: job.spec.id, epoch: job.epoch });
+    } else if (job.rateStepsPerS > 0 && Number.isFinite(job.checkpointIntervalS)) {
+      const dueS = this.engine.nowS + Math.max(0, job.checkpointIntervalS - job.trainedSinceCheckpointS);
+      if (dueS < finishS) this.engine.scheduleAt(dueS, { kind: 'checkpoint', jobId: job.spec.id, epoch: job.epoch });
+    }
+  }
+
+  /** A checkpoint save starts: training blocks for the save (flash: half a second). */
+  private onCheckpoint(job: JobRuntime): void {
+    job.advanceTo(this.engine.nowS);
+    const checkpoint = job.spec.checkpoint!;
+    job.saving = true;
+    job.savingSteps = job.progressSteps;
+    job.savingUntilS = this.engine.nowS + (checkpoint.flash ? FLASH_SAVE_BLOCK_S : checkpoint.saveS);
+    this.refreshRate(job);
+  }
+
+  /** A checkpoint save completes: it becomes the point a crash rolls back to. */
+  private onCheckpointDone(job: JobRuntime): void {
+    job.advanceTo(this.engine.nowS);
+    job.saving = false;
+    job.previousCheckpointedSteps = job.checkpointedSteps;
+    job.checkpointedSteps = job.savingSteps;
+    job.trainedSinceCheckpointS = 0;
+    this.refreshRate(job);
+  }
+
+  /** A crashed job joins the queue again (at its end, like a new submission). */
+  private onResubmit(job: JobRuntime, rescheduleS: number): void {
+    job.advanceTo(this.engine.nowS);
+    job.phase = 'queued';
+    job.restartPauseS = rescheduleS + (job.spec.checkpoint?.loadS ?? 0);
+    this.queued.push(job);
+    this.faults.log({ timeS: this.engine.nowS, event: 'job-resubmitted', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: '' });
+    this.dirty = true;
   }
 
   /** Records the speed the job measured at its current shape since it took it (with measurement noise). */
@@ -533,23 +589,41 @@ export class Simulation {
   }
 
   /**
-   * A job's training processes died. Without a recovery policy the job fails and every GPU-second
-   * it ran is lost (recovery policies will restart it from its last checkpoint instead).
+   * A job's training processes died: it rolls back to its last checkpoint (one further after silent
+   * corruption) and its recovery policy decides what follows.
    */
   private crash(job: JobRuntime, occurrence: FaultOccurrence | null, why: string): void {
     const nowS = this.engine.nowS;
     job.advanceTo(nowS);
-    this.faults.log({ timeS: nowS, event: 'job-crash', faultType: occurrence?.type.name ?? '', node: '', gpu: null, jobId: job.spec.id, detail: why });
-    job.lostGpuS += job.attainedGpuS;
-    job.lostSteps = job.progressSteps;
+    const effect = occurrence?.type.effect.kind;
+    const hardwareLost = effect === 'gpu-down' || effect === 'node-down' || effect === 'network-down';
+    const lost = job.rollBack(effect === 'silent-corruption' ? 1 : 0);
+    const faultType = occurrence?.type.name ?? '';
+    this.faults.log({ timeS: nowS, event: 'job-crash', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `${why}; ${Math.round(lost)} steps lost` });
+    const plan = this.recovery.onCrash(job, { fault: occurrence?.type ?? null, hardwareLost }, nowS);
     this.stopRunning(job);
-    job.phase = 'failed';
-    job.failureReason = 'fault';
     job.hung = false;
-    job.endS = nowS;
-    this.endedJobs++;
-    this.faults.log({ timeS: nowS, event: 'job-failed', faultType: occurrence?.type.name ?? '', node: '', gpu: null, jobId: job.spec.id, detail: 'no recovery policy' });
     this.dirty = true;
+    switch (plan.kind) {
+      case 'fail':
+        // Even the checkpointed work is lost: the job never completes.
+        job.lostSteps += job.progressSteps;
+        if (job.baseRateStepsPerS > 0) job.lostGpuS += (job.progressSteps / job.baseRateStepsPerS) * job.gpusWhenRunning;
+        job.progressSteps = 0;
+        job.phase = 'failed';
+        job.failureReason = 'fault';
+        job.endS = nowS;
+        this.endedJobs++;
+        this.faults.log({ timeS: nowS, event: 'job-failed', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `recovery ${this.recovery.name}` });
+        return;
+      case 'resubmit':
+        job.phase = 'waiting';
+        job.restarts++;
+        this.engine.scheduleAt(nowS + plan.detectS, { kind: 'job-resubmit', jobId: job.spec.id, rescheduleS: plan.rescheduleS });
+        return;
+      default:
+        assertNever(plan);
+    }
   }
 
   /** Running jobs holding the GPU (or, with gpuIndex null, anything on the node), in start order. */
@@ -597,4 +671,16 @@ export class Simulation {
 /** Runs a scenario once and returns its result. */
 export function simulate(scenario: Scenario, options: SimOptions = {}): SimResult {
   return new Simulation(scenario, options).run();
+}
+
+/** A job's checkpoint interval in training seconds, from its spec and, for 'auto', the scenario's fault rates. */
+function checkpointIntervalS(job: JobRuntime, scenario: Scenario): number {
+  const checkpoint = job.spec.checkpoint;
+  if (!checkpoint) return Infinity;
+  if (checkpoint.intervalS !== 'auto') return checkpoint.intervalS;
+  const gpuNodes = scenario.cluster.nodes.filter((n) => n.gpus > 0);
+  const gpusPerNode = gpuNodes.length > 0 ? gpuNodes.reduce((sum, n) => sum + n.gpus, 0) / gpuNodes.length : 8;
+  const perGpuDay = scenario.faults ? totalRatePerGpuDay(scenario.faults.catalog, gpusPerNode) : 0;
+  const failuresPerS = (perGpuDay / 86_400) * Math.max(1, requestedGpus(job.spec));
+  return youngDalyIntervalS(checkpoint.flash ? FLASH_SAVE_BLOCK_S : checkpoint.saveS, failuresPerS);
 }

@@ -15,6 +15,7 @@ function scenarioFile(faults: string, nodes = 16): string {
   writeFileSync(
     file,
     [
+      'recovery: none',
       'cluster:',
       `  nodes: [{count: ${nodes}, gpus: 8, gpuType: A100, cpuCores: 96, memGiB: 1024}]`,
       'workload:',
@@ -54,7 +55,7 @@ describe('scenario faults section', () => {
 
   it('names an unknown catalog with its YAML line and the known catalogs', async () => {
     const file = scenarioFile('faults: {catalog: nope}');
-    await expect(loadScenario(file, OPTIONS)).rejects.toThrow(new RegExp(`^${file}:7: faults\\.catalog: .*nope.*ant-2023`));
+    await expect(loadScenario(file, OPTIONS)).rejects.toThrow(new RegExp(`^${file}:8: faults\\.catalog: .*nope.*ant-2023`));
   });
 
   it.skipIf(faultTrace === null)('replays the InfiniteHBD fault trace onto the cluster', async () => {

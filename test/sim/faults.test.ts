@@ -25,6 +25,7 @@ function faultType(name: string, effect: FaultEffect): FaultType {
 function withFaults(scenario: Scenario, replay: FaultOccurrence[], hangTimeoutS = 600): Scenario {
   return {
     ...scenario,
+    recovery: 'none',
     faults: { catalog: { name: 'test', description: '', source: '', types: [] }, replay: [...replay].sort((a, b) => a.timeS - b.timeS), hangTimeoutS },
   };
 }
@@ -92,7 +93,9 @@ describe('faults in the simulation (no recovery policy)', () => {
     const [a, b] = result.jobs;
     expect(a!.endS).toBe(700);
     expect(a!.phase).toBe('failed');
-    expect(a!.progressSteps).toBe(100);
+    // The job failed: the 100 steps it made are lost.
+    expect(a!.progressSteps).toBe(0);
+    expect(a!.lostSteps).toBe(100);
     expect(b!.firstStartS).toBe(700);
     expect(result.timeline.map((r) => r.event)).toEqual(['fault', 'job-hang', 'job-crash', 'job-failed']);
   });
