@@ -20,6 +20,20 @@ export const presets: Readonly<Record<string, PolicyStack>> = {
     autoscale: 'none',
     description: 'strict arrival order, gang start, packed placement, manual recovery, no auto-scaling',
   },
+  dlrover: {
+    scheduling: 'fifo',
+    placement: 'pack',
+    recovery: 'dlrover',
+    autoscale: 'none',
+    description: 'fifo + pack with DLRover fault tolerance: node check, pod replacement or scale-down to the node unit, flash checkpoints',
+  },
+  'torch-elastic': {
+    scheduling: 'fifo',
+    placement: 'pack',
+    recovery: 'torch-elastic',
+    autoscale: 'none',
+    description: 'fifo + pack with Torch Elastic: restart on membership change, pod replacement when capacity allows, store on rank 0',
+  },
   optimus: {
     scheduling: 'optimus',
     placement: 'pack',

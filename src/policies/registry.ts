@@ -8,7 +8,9 @@ import { createSjf } from './scheduling/sjf.js';
 import { createTetris } from './scheduling/tetris.js';
 import { createEdl } from './scheduling/edl.js';
 import { createTiresias } from './scheduling/tiresias.js';
+import { createDlrover } from './recovery/dlrover.js';
 import { createManualRecovery } from './recovery/manual.js';
+import { createTorchElastic } from './recovery/torch-elastic.js';
 import { createNoRecovery } from './recovery/none.js';
 import type { RecoveryPolicy } from './recovery/types.js';
 import type { PlacementPolicy, SchedulingPolicy } from './types.js';
@@ -36,6 +38,8 @@ export const placementPolicies: Readonly<Record<string, () => PlacementPolicy>> 
 export const recoveryPolicies: Readonly<Record<string, () => RecoveryPolicy>> = {
   none: createNoRecovery,
   manual: () => createManualRecovery(),
+  'torch-elastic': () => createTorchElastic(),
+  dlrover: () => createDlrover(),
 };
 
 /** Auto-scaling policies by id ("none": jobs keep their requested size). */

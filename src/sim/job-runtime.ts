@@ -63,6 +63,8 @@ export class JobRuntime implements JobView {
   detectingS = 0;
   /** Pause the next start takes (pod scheduling + checkpoint load after a crash); null = the resize pause. */
   restartPauseS: number | null = null;
+  /** Set while recovery has shrunk the job: the pause each step back towards its requested workers costs. */
+  growBackPauseS: number | null = null;
   /** Bumped on every change of allocation or rate; finish and resume events for an older epoch are stale. */
   epoch = 0;
   restarts = 0;

@@ -15,7 +15,8 @@ import { buildSummary, type RunSummary } from '../metrics/summary.js';
 import { UsageMeter } from '../metrics/usage-meter.js';
 import { presetStack } from '../policies/presets.js';
 import { placementPolicies, recoveryPolicies, schedulingPolicies } from '../policies/registry.js';
-import type { RecoveryPolicy } from '../policies/recovery/types.js';
+import { runNodeCheck } from '../policies/recovery/node-check.js';
+import type { InPlaceRecovery, RecoveryPolicy } from '../policies/recovery/types.js';
 import {
   placementRequestOf,
   type PlacementPolicy,
@@ -28,6 +29,9 @@ import type { SimEvent } from './events.js';
 import { FaultTracker, type TimelineRow } from './fault-tracker.js';
 import { JobRuntime } from './job-runtime.js';
 import { checkShape } from './shape-check.js';
+
+/** Seconds a healthy node takes for the node check's GEMM + allgather test. */
+const NODE_TEST_S = 10;
 
 /** What a finished run returns: the summary (without perf) and every job's final state. */
 export interface SimResult {
@@ -101,7 +105,7 @@ export class Simulation {
       if (this.scheduling.tickS !== undefined) this.engine.scheduleAt(firstSubmitS + this.scheduling.tickS, { kind: 'policy-tick' });
     }
     this.faults = new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus));
-    for (const job of this.jobs) job.checkpointIntervalS = checkpointIntervalS(job, scenario);
+    for (const job of this.jobs) job.checkpointIntervalS = checkpointIntervalS(job, scenario, this.recovery.checkpointCosts?.saveS);
     const setup = scenario.faults;
     this.injector = setup && setup.catalog.types.length > 0 ? new RateInjector(setup.catalog, scenario.cluster, new RandomStreams(scenario.seed)) : null;
     if (this.jobs.length > 0) {
@@ -283,6 +287,7 @@ export class Simulation {
     };
     const actions = this.scheduling.schedule(context);
     this.applyActions(actions);
+    this.growBack();
   }
 
   /** Applies a policy's actions: preemptions, then resize removals, resize additions, and starts. */
@@ -371,10 +376,7 @@ export class Simulation {
     job.phase = 'queued';
     job.paused = false;
     job.preemptions++;
-    const index = this.arrivalIndex.get(job)!;
-    let at = this.queued.length;
-    while (at > 0 && this.arrivalIndex.get(this.queued[at - 1]!)! > index) at--;
-    this.queued.splice(at, 0, job);
+    this.requeue(job);
   }
 
   /** Reads the job's replica counts and resources from what it holds and recomputes its speed. */
@@ -438,7 +440,7 @@ export class Simulation {
     const checkpoint = job.spec.checkpoint!;
     job.saving = true;
     job.savingSteps = job.progressSteps;
-    job.savingUntilS = this.engine.nowS + (checkpoint.flash ? FLASH_SAVE_BLOCK_S : checkpoint.saveS);
+    job.savingUntilS = this.engine.nowS + (checkpoint.flash ? FLASH_SAVE_BLOCK_S : (this.recovery.checkpointCosts?.saveS ?? checkpoint.saveS));
     this.refreshRate(job);
   }
 
@@ -456,7 +458,7 @@ export class Simulation {
   private onResubmit(job: JobRuntime, rescheduleS: number): void {
     job.advanceTo(this.engine.nowS);
     job.phase = 'queued';
-    job.restartPauseS = rescheduleS + (job.spec.checkpoint?.loadS ?? 0);
+    job.restartPauseS = rescheduleS + this.checkpointLoadS(job);
     this.queued.push(job);
     this.faults.log({ timeS: this.engine.nowS, event: 'job-resubmitted', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: '' });
     this.dirty = true;
@@ -563,6 +565,10 @@ export class Simulation {
         const at = job.faultSlowdowns.indexOf(effect.factor);
         if (at >= 0) job.faultSlowdowns.splice(at, 1);
         if (job.phase === 'running') this.refreshRate(job);
+        // A straggler the node check cordoned is healthy again once its last slowdown is repaired.
+        if (this.cluster.nodeHealth(nodeIndex) === 'cordoned' && this.nodeSlowdown(nodeIndex) === 1) {
+          this.cluster.setNodeHealth(nodeIndex, 'up');
+        }
         break;
       }
       case 'crash':
@@ -600,12 +606,16 @@ export class Simulation {
     const lost = job.rollBack(effect === 'silent-corruption' ? 1 : 0);
     const faultType = occurrence?.type.name ?? '';
     this.faults.log({ timeS: nowS, event: 'job-crash', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `${why}; ${Math.round(lost)} steps lost` });
-    const plan = this.recovery.onCrash(job, { fault: occurrence?.type ?? null, hardwareLost }, nowS);
-    this.stopRunning(job);
+    const tasks = [...(this.cluster.tasksOf(job.spec.id) ?? [])];
+    const lostNodeIndices = [...new Set(tasks.map((t) => t.nodeIndex))].filter((i) => this.lostHardware(i, tasks));
+    const rankZeroNodeIndex = tasks.find((t) => t.role === 'worker')?.nodeIndex ?? null;
+    const plan = this.recovery.onCrash(job, { fault: occurrence?.type ?? null, hardwareLost, lostNodeIndices, rankZeroNodeIndex }, nowS);
     job.hung = false;
     this.dirty = true;
+    if (plan.kind !== 'fail') job.restarts++;
     switch (plan.kind) {
       case 'fail':
+        this.stopRunning(job);
         // Even the checkpointed work is lost: the job never completes.
         job.lostSteps += job.progressSteps;
         if (job.baseRateStepsPerS > 0) job.lostGpuS += (job.progressSteps / job.baseRateStepsPerS) * job.gpusWhenRunning;
@@ -617,13 +627,148 @@ export class Simulation {
         this.faults.log({ timeS: nowS, event: 'job-failed', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `recovery ${this.recovery.name}` });
         return;
       case 'resubmit':
+        this.stopRunning(job);
         job.phase = 'waiting';
-        job.restarts++;
         this.engine.scheduleAt(nowS + plan.detectS, { kind: 'job-resubmit', jobId: job.spec.id, rescheduleS: plan.rescheduleS });
         return;
+      case 'in-place':
+        return this.recoverInPlace(job, plan, lostNodeIndices, tasks);
       default:
         assertNever(plan);
     }
+  }
+
+  /** True when the node, or one of the GPUs the tasks use on it, is down. */
+  private lostHardware(nodeIndex: number, tasks: readonly TaskPlacement[]): boolean {
+    if (this.cluster.nodeHealth(nodeIndex) === 'down') return true;
+    return tasks.some((t) => t.nodeIndex === nodeIndex && t.gpuIndices.some((g) => !this.cluster.gpuUp(nodeIndex, g)));
+  }
+
+  /**
+   * In-place recovery: the job keeps its healthy pods. With a node check, faulty nodes and
+   * stragglers are found (and stragglers cordoned); the pods on lost or bad nodes are replaced on
+   * healthy nodes, or the job shrinks to a multiple of its node unit, or, when neither is possible,
+   * it waits in the queue for capacity. Then its processes restart and load the last checkpoint.
+   */
+  private recoverInPlace(job: JobRuntime, plan: InPlaceRecovery, lostNodeIndices: readonly number[], tasks: readonly TaskPlacement[]): void {
+    const nowS = this.engine.nowS;
+    let pauseS = plan.detectS;
+    const bad = new Set(lostNodeIndices);
+    if (plan.nodeCheck) {
+      const nodes = [...new Set(tasks.map((t) => t.nodeIndex))].map((nodeIndex) => ({
+        nodeIndex,
+        faulty: bad.has(nodeIndex),
+        testS: NODE_TEST_S / this.nodeSlowdown(nodeIndex),
+      }));
+      const check = runNodeCheck(nodes);
+      pauseS += check.durationS;
+      for (const nodeIndex of check.faulty) bad.add(nodeIndex);
+      for (const nodeIndex of check.stragglers) {
+        bad.add(nodeIndex);
+        if (this.cluster.nodeHealth(nodeIndex) === 'up') {
+          this.cluster.setNodeHealth(nodeIndex, 'cordoned');
+          this.faults.log({ timeS: nowS, event: 'node-cordoned', faultType: '', node: this.cluster.nodes[nodeIndex]!.name, gpu: null, jobId: job.spec.id, detail: 'straggler found by the node check' });
+        }
+      }
+    }
+    const badTasks = tasks.filter((t) => bad.has(t.nodeIndex));
+    let detail: string;
+    if (badTasks.length === 0) {
+      pauseS += plan.restartS;
+      detail = 'processes restarted';
+    } else {
+      this.cluster.releaseTasks(job.spec.id, badTasks);
+      const replacement = this.placement.place(new CapacityScratch(this.cluster), {
+        jobId: job.spec.id,
+        gpuTypes: job.spec.gpuTypes,
+        jobKind: job.spec.kind,
+        replicas: badTasks.map((t) => ({ role: t.role, demand: t.demand })),
+      });
+      if (replacement) {
+        this.cluster.allocate(job.spec.id, replacement);
+        pauseS += plan.replaceS;
+        detail = `${badTasks.length} pods replaced`;
+      } else if (plan.scaleDownS !== null && this.scaleDown(job, badTasks)) {
+        pauseS += plan.scaleDownS;
+        job.growBackPauseS = plan.scaleDownS + this.checkpointLoadS(job);
+        detail = `scaled down to ${(this.cluster.tasksOf(job.spec.id) ?? []).filter((t) => t.role === 'worker').length} workers`;
+      } else {
+        this.stopRunning(job);
+        job.phase = 'queued';
+        job.restartPauseS = plan.replaceS + this.checkpointLoadS(job);
+        this.requeue(job);
+        this.faults.log({ timeS: nowS, event: 'job-waiting', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: 'no healthy capacity: queued' });
+        return;
+      }
+    }
+    pauseS += this.checkpointLoadS(job);
+    this.takeShape(job);
+    this.pause(job, pauseS);
+    this.faults.log({ timeS: nowS, event: 'job-recovering', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `${detail}; training resumes in ${Math.round(pauseS)} s` });
+  }
+
+  /**
+   * Shrinks an elastic job that lost only workers to the largest multiple of its node unit that
+   * its remaining workers allow (at least its minimum); false when it cannot.
+   */
+  private scaleDown(job: JobRuntime, lostTasks: readonly TaskPlacement[]): boolean {
+    const elastic = job.spec.elastic;
+    if (!elastic || lostTasks.some((t) => t.role !== 'worker')) return false;
+    const workers = (this.cluster.tasksOf(job.spec.id) ?? []).filter((t) => t.role === 'worker');
+    const keep = Math.min(elastic.maxReplicas, Math.floor(workers.length / elastic.unit) * elastic.unit);
+    if (keep < elastic.minReplicas) return false;
+    this.cluster.releaseTasks(job.spec.id, workers.slice(keep));
+    return true;
+  }
+
+  /** Grows jobs that recovery shrank back towards their requested workers, a node unit at a time, as capacity returns. */
+  private growBack(): void {
+    for (const job of this.running) {
+      if (job.growBackPauseS === null || job.paused) continue;
+      const elastic = job.spec.elastic!;
+      const requested = job.spec.roles.find((r) => r.role === 'worker')!;
+      const missing = Math.min(requested.replicas, elastic.maxReplicas) - job.workers;
+      if (missing <= 0) {
+        job.growBackPauseS = null;
+        continue;
+      }
+      const scratch = new CapacityScratch(this.cluster);
+      let add: TaskPlacement[] = [];
+      for (let units = Math.floor(missing / elastic.unit); units > 0 && add.length === 0; units--) {
+        const replicas = Array.from({ length: units * elastic.unit }, () => ({ role: 'worker' as const, demand: requested.demand }));
+        add = this.placement.place(scratch, { jobId: job.spec.id, gpuTypes: job.spec.gpuTypes, jobKind: job.spec.kind, replicas }) ?? [];
+      }
+      if (add.length === 0) continue;
+      job.advanceTo(this.engine.nowS);
+      this.recordSpeedSample(job);
+      this.cluster.allocate(job.spec.id, add);
+      this.takeShape(job);
+      this.pause(job, job.growBackPauseS);
+      this.faults.log({ timeS: this.engine.nowS, event: 'job-scaled-up', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `back to ${job.workers} workers` });
+    }
+  }
+
+  /** Product of the unrepaired slowdown factors of faults on the node (1 when none). */
+  private nodeSlowdown(nodeIndex: number): number {
+    let factor = 1;
+    for (const occurrence of this.slowedJobs.keys()) {
+      if (occurrence.nodeIndex === nodeIndex && occurrence.type.effect.kind === 'slowdown') factor *= occurrence.type.effect.factor;
+    }
+    return factor;
+  }
+
+  /** Seconds a restart spends loading the job's last checkpoint (the recovery stack's cost when it sets one). */
+  private checkpointLoadS(job: JobRuntime): number {
+    if (!job.spec.checkpoint) return 0;
+    return this.recovery.checkpointCosts?.loadS ?? job.spec.checkpoint.loadS;
+  }
+
+  /** Puts a job back in the queue in submission order. */
+  private requeue(job: JobRuntime): void {
+    const index = this.arrivalIndex.get(job)!;
+    let at = this.queued.length;
+    while (at > 0 && this.arrivalIndex.get(this.queued[at - 1]!)! > index) at--;
+    this.queued.splice(at, 0, job);
   }
 
   /** Running jobs holding the GPU (or, with gpuIndex null, anything on the node), in start order. */
@@ -674,7 +819,7 @@ export function simulate(scenario: Scenario, options: SimOptions = {}): SimResul
 }
 
 /** A job's checkpoint interval in training seconds, from its spec and, for 'auto', the scenario's fault rates. */
-function checkpointIntervalS(job: JobRuntime, scenario: Scenario): number {
+function checkpointIntervalS(job: JobRuntime, scenario: Scenario, stackSaveS: number | undefined): number {
   const checkpoint = job.spec.checkpoint;
   if (!checkpoint) return Infinity;
   if (checkpoint.intervalS !== 'auto') return checkpoint.intervalS;
@@ -682,5 +827,5 @@ function checkpointIntervalS(job: JobRuntime, scenario: Scenario): number {
   const gpusPerNode = gpuNodes.length > 0 ? gpuNodes.reduce((sum, n) => sum + n.gpus, 0) / gpuNodes.length : 8;
   const perGpuDay = scenario.faults ? totalRatePerGpuDay(scenario.faults.catalog, gpusPerNode) : 0;
   const failuresPerS = (perGpuDay / 86_400) * Math.max(1, requestedGpus(job.spec));
-  return youngDalyIntervalS(checkpoint.flash ? FLASH_SAVE_BLOCK_S : checkpoint.saveS, failuresPerS);
+  return youngDalyIntervalS(checkpoint.flash ? FLASH_SAVE_BLOCK_S : (stackSaveS ?? checkpoint.saveS), failuresPerS);
 }

@@ -1,0 +1,34 @@
+import { MANUAL_RECOVERY } from './manual.js';
+import type { RecoveryPolicy } from './types.js';
+
+/** Parameters of Torch Elastic recovery, in seconds. */
+export interface TorchElasticOptions {
+  /** Scheduling a replacement pod (image pull, installs) when capacity allows (~5 min, as any pod). */
+  readonly replaceS: number;
+  /** Re-rendezvous and process restart on a membership change. */
+  readonly restartS: number;
+}
+
+/** Defaults of Torch Elastic recovery. */
+export const TORCH_ELASTIC: TorchElasticOptions = { replaceS: 300, restartS: 60 };
+
+/**
+ * `torch-elastic`: plain PyTorch elastic training (REFERENCE §1). The agents notice a dead process
+ * at once and restart every process on any membership change. A lost node's pod is replaced when
+ * capacity allows; otherwise an elastic job carries on with the workers it has (any count: no node
+ * unit) and takes new nodes as soon as they come. There is no node check, so a slow node stays. The
+ * rendezvous store lives on the rank-0 node: losing that node fails the job, and a user resubmits it
+ * as under manual recovery.
+ */
+export function createTorchElastic(options: TorchElasticOptions = TORCH_ELASTIC): RecoveryPolicy {
+  return {
+    name: 'torch-elastic',
+    onCrash: (_job, cause, nowS) => {
+      if (cause.rankZeroNodeIndex !== null && cause.lostNodeIndices.includes(cause.rankZeroNodeIndex)) {
+        const nextPollS = (Math.floor(nowS / MANUAL_RECOVERY.pollS) + 1) * MANUAL_RECOVERY.pollS;
+        return { kind: 'resubmit', detectS: nextPollS - nowS, rescheduleS: MANUAL_RECOVERY.rescheduleS };
+      }
+      return { kind: 'in-place', detectS: 0, nodeCheck: false, replaceS: options.replaceS, scaleDownS: options.restartS, restartS: options.restartS };
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import type { FaultEffect, FaultType } from '../../src/faults/catalog.js';
+import type { FaultOccurrence } from '../../src/faults/occurrence.js';
+import type { JobSpec } from '../../src/model/job-spec.js';
+import { runNodeCheck } from '../../src/policies/recovery/node-check.js';
+import type { Scenario } from '../../src/scenario/scenario.js';
+import { Simulation } from '../../src/sim/simulation.js';
+import { gpuCluster, gpuDemand, scenarioOf } from '../helpers.js';
+
+function faultType(name: string, effect: FaultEffect, repairS = 0): FaultType {
+  return {
+    name,
+    xid: null,
+    description: name,
+    ratePerGpuDay: 0,
+    ratePerNodeDay: 0,
+    scope: effect.kind === 'node-down' ? 'node' : 'gpu',
+    effect,
+    foundByNodeCheck: effect.kind !== 'crash',
+    repair: repairS > 0 ? { kind: 'fixed', seconds: repairS } : { kind: 'none' },
+    category: effect.kind === 'crash' ? 'software' : 'hardware',
+  };
+}
+
+const NODE_DOWN = faultType('psu', { kind: 'node-down' });
+const CRASH = faultType('software-bug', { kind: 'crash' });
+const SLOW = faultType('thermal', { kind: 'slowdown', factor: 0.3 });
+
+/** An elastic all-reduce job of `workers` 8-GPU workers (min 2, unit 2) that checkpoints every 600 s of training. */
+function llm(workers: number, steps: number): JobSpec {
+  return {
+    id: 'llm',
+    kind: 'allreduce',
+    submitS: 0,
+    user: '',
+    gpuTypes: [],
+    roles: [{ role: 'worker', replicas: workers, demand: gpuDemand(8) }],
+    elastic: { minReplicas: 2, maxReplicas: workers, unit: 2 },
+    totalSteps: steps,
+    speed: { kind: 'allreduce', computeS: 1, commS: 0 },
+    source: 'test',
+    checkpoint: { intervalS: 600, saveS: 600, loadS: 480, flash: false },
+  };
+}
+
+function run(nodes: number, job: JobSpec, replay: FaultOccurrence[], policy: string) {
+  const scenario: Scenario = {
+    ...scenarioOf(gpuCluster(nodes, 8, 100), [job], { policy }),
+    faults: { catalog: { name: 't', description: '', source: '', types: [] }, replay, hangTimeoutS: 600 },
+  };
+  return new Simulation(scenario, { checkInvariants: true }).run();
+}
+
+/** The node check's duration on `nodes` job nodes with the given faulty ones (all tests 10 s). */
+function checkS(nodes: number, faulty: number[] = [], slow: Record<number, number> = {}): number {
+  return runNodeCheck(Array.from({ length: nodes }, (_, i) => ({ nodeIndex: i, faulty: faulty.includes(i), testS: 10 / (slow[i] ?? 1) }))).durationS;
+}
+
+describe('dlrover recovery', () => {
+  it('replaces the pod of a failed node on a spare healthy node after the node check', () => {
+    const node0 = { timeS: 1000, type: NODE_DOWN, nodeIndex: 0, gpuIndex: null, repairS: 5000 };
+    const result = run(5, llm(4, 5000), [node0], 'dlrover');
+    const job = result.jobs[0]!;
+    expect(job.phase).toBe('completed');
+    expect(job.restarts).toBe(1);
+    // DLRover's checkpoint costs replace the job's: saves block 60 s, loads take 240 s.
+    // At 1000 s: saved at 600-660, 340 steps lost; check + 120 s pod + 240 s load.
+    const pauseS = checkS(4, [0]) + 120 + 240;
+    expect(job.lostSteps).toBe(340);
+    expect(result.timeline.map((r) => r.event)).toEqual(['fault', 'job-crash', 'job-recovering', 'repair']);
+    expect(result.timeline[2]!.detail).toBe(`1 pods replaced; training resumes in ${Math.round(pauseS)} s`);
+    // 5000 steps + 340 redone, 8 saves of 60 s (one before the crash, 7 in the 4400 s after).
+    expect(job.endS).toBeCloseTo(5000 + 340 + pauseS + 8 * 60, 6);
+  });
+
+  it('without a healthy spare scales down to the node unit, then grows back when the node is repaired', () => {
+    const node0 = { timeS: 1000, type: NODE_DOWN, nodeIndex: 0, gpuIndex: null, repairS: 2000 };
+    const result = run(4, llm(4, 20_000), [node0], 'dlrover');
+    const job = result.jobs[0]!;
+    expect(job.phase).toBe('completed');
+    const events = result.timeline.map((r) => `${r.event}${r.event === 'job-recovering' || r.event === 'job-scaled-up' ? `: ${r.detail.split(';')[0]}` : ''}`);
+    expect(events).toEqual(['fault', 'job-crash', 'job-recovering: scaled down to 2 workers', 'repair', 'job-scaled-up: back to 4 workers']);
+    expect(result.timeline[4]!.timeS).toBe(3000);
+    expect(job.workers).toBe(0);
+    expect(job.gpusWhenRunning).toBe(32);
+  });
+
+  it('restarts processes in place after a software crash: a one-round check and the load', () => {
+    const crash = { timeS: 1000, type: CRASH, nodeIndex: 1, gpuIndex: 3, repairS: 0 };
+    const result = run(4, llm(4, 5000), [crash], 'dlrover');
+    expect(result.timeline[2]!.detail).toBe(`processes restarted; training resumes in ${Math.round(checkS(4) + 240)} s`);
+    expect(checkS(4)).toBe(60);
+  });
+
+  it('finds a slow node with the node check, cordons it and moves the job off it', () => {
+    const slow = { timeS: 500, type: SLOW, nodeIndex: 1, gpuIndex: 0, repairS: 100_000 };
+    const crash = { timeS: 1000, type: CRASH, nodeIndex: 2, gpuIndex: 0, repairS: 0 };
+    const result = run(5, llm(4, 5000), [slow, crash], 'dlrover');
+    const events = result.timeline.map((r) => r.event);
+    expect(events.slice(0, 5)).toEqual(['fault', 'fault', 'job-crash', 'node-cordoned', 'job-recovering']);
+    expect(result.timeline[3]!.node).toBe('n1');
+    expect(result.timeline[4]!.detail.startsWith('1 pods replaced')).toBe(true);
+    expect(checkS(4, [], { 1: 0.3 })).toBeGreaterThan(checkS(4));
+  });
+});
+
+describe('torch-elastic recovery', () => {
+  it('fails the job when the rank-0 node holding the rendezvous store is lost; a user resubmits it', () => {
+    const node0 = { timeS: 1000, type: NODE_DOWN, nodeIndex: 0, gpuIndex: null, repairS: 100 };
+    const result = run(5, llm(4, 5000), [node0], 'torch-elastic');
+    expect(result.timeline.map((r) => r.event)).toEqual(['fault', 'job-crash', 'repair', 'job-resubmitted']);
+    expect(result.jobs[0]!.phase).toBe('completed');
+  });
+
+  it('replaces another lost node in place without a node check', () => {
+    const node2 = { timeS: 1000, type: NODE_DOWN, nodeIndex: 2, gpuIndex: null, repairS: 100 };
+    const result = run(5, llm(4, 5000), [node2], 'torch-elastic');
+    // No node check: 300 s pod + the job's own 480 s load.
+    expect(result.timeline[2]!.detail).toBe('1 pods replaced; training resumes in 780 s');
+  });
+});
