@@ -23,7 +23,7 @@ export interface RunSummary {
   readonly gpuAllocationRate: number;
   readonly gpuUtilization: number;
   readonly cpuAllocationRate: number;
-  readonly faults: { readonly total: number; readonly byType: Readonly<Record<string, number>> };
+  readonly faults: { readonly total: number; readonly byType: Readonly<Record<string, number>>; readonly daysWithFault: number };
   readonly restarts: number;
   readonly lostGpuHours: number;
   readonly events: number;
@@ -44,6 +44,8 @@ export interface SummaryInput {
   readonly busyGpuS: number;
   readonly allocatedCpuMilliS: number;
   readonly faultsByType: Readonly<Record<string, number>>;
+  /** Share of whole simulated days with at least one fault that took effect. */
+  readonly daysWithFault: number;
   readonly events: number;
 }
 
@@ -88,7 +90,7 @@ export function buildSummary(input: SummaryInput): RunSummary {
     gpuAllocationRate: roundRatio(gpuCapacityS > 0 ? input.allocatedGpuS / gpuCapacityS : 0),
     gpuUtilization: roundRatio(gpuCapacityS > 0 ? input.busyGpuS / gpuCapacityS : 0),
     cpuAllocationRate: roundRatio(cpuCapacityS > 0 ? input.allocatedCpuMilliS / cpuCapacityS : 0),
-    faults: { total: faultsTotal, byType: { ...input.faultsByType } },
+    faults: { total: faultsTotal, byType: { ...input.faultsByType }, daysWithFault: roundRatio(input.daysWithFault) },
     restarts: jobs.reduce((sum, j) => sum + j.restarts, 0),
     lostGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.lostGpuS, 0) / 3600),
     events: input.events,

@@ -32,7 +32,7 @@ describe('run summary', () => {
     expect(Object.keys(summary)).toEqual(CONTRACT_KEYS);
     expect(Object.keys(summary.jobs)).toEqual(['submitted', 'completed', 'failed', 'unfinished']);
     for (const key of ['jctS', 'queueDelayS'] as const) expect(Object.keys(summary[key])).toEqual(['mean', 'p50', 'p90', 'p99']);
-    expect(Object.keys(summary.faults)).toEqual(['total', 'byType']);
+    expect(Object.keys(summary.faults)).toEqual(['total', 'byType', 'daysWithFault']);
     expect(Object.keys(summary.perf)).toEqual(['wallS', 'eventsPerS']);
   });
 

@@ -47,7 +47,7 @@ describe('faults in the simulation (no recovery policy)', () => {
     expect(a!.failureReason).toBe('fault');
     expect(a!.endS).toBe(100);
     expect(b!.firstStartS).toBe(1100);
-    expect(result.summary.faults).toEqual({ total: 1, byType: { 'gpu-dbe': 1 } });
+    expect(result.summary.faults).toEqual({ total: 1, byType: { 'gpu-dbe': 1 }, daysWithFault: 0 });
     expect(result.summary.lostGpuHours).toBeCloseTo((8 * 100) / 3600, 6);
     expect(result.summary.jobs).toMatchObject({ completed: 1, failed: 1 });
     expect(result.timeline.map((r) => `${r.timeS} ${r.event} ${r.jobId}`)).toEqual([
