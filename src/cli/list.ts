@@ -53,17 +53,18 @@ export const listCommand: CommandModule<object, ListArgs> = {
     ]);
     const lines = [
       'presets (use with --policy):',
-      alignColumns(presetRows),
+      alignColumns(presetRows, true),
       '',
       'policies:',
       ...Object.entries(data.policies).map(([kind, names]) => `  ${kind.padEnd(11)} ${names.join(', ')}`),
       '',
       'trace formats (dlsim trace import --format F; scenario workload.trace.format):',
-      alignColumns(Object.entries(data.traceFormats).map(([id, f]) => [`  ${id}`, f.description])),
+      alignColumns(Object.entries(data.traceFormats).map(([id, f]) => [`  ${id}`, f.description]), true),
       '',
       'fault catalogs (scenario faults.catalog; rates per GPU-day at 8 GPUs per node):',
       alignColumns(
         Object.entries(data.faultCatalogs).map(([name, c]) => [`  ${name}`, `${c.faultTypes} types`, `${(c.ratePerGpuDay * 100).toFixed(3)}%/GPU-day`, c.description]),
+        true,
       ),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);

@@ -14,12 +14,19 @@ export function formatPercent(ratio: number): string {
   return `${(ratio * 100).toFixed(1)}%`;
 }
 
-/** Lays out rows of cells as aligned columns: the first column left-aligned, the rest right-aligned. */
-export function alignColumns(rows: readonly (readonly string[])[]): string {
+/**
+ * Lays out rows of cells as aligned columns: the first column left-aligned, the rest right-aligned
+ * (numbers), or all left-aligned (text) with `allLeft`.
+ */
+export function alignColumns(rows: readonly (readonly string[])[], allLeft = false): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows
-    .map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '))
+    .map((row) =>
+      row
+        .map((cell, i) => (i === 0 || allLeft ? cell.padEnd(i === row.length - 1 ? 0 : widths[i]!) : cell.padStart(widths[i]!)))
+        .join('  '),
+    )
     .join('\n');
 }
 
