@@ -14,6 +14,10 @@ export type SimEvent =
   | { readonly kind: 'policy-tick' }
   /** A fault strikes; `replayIndex` is its index in the replayed trace, null for a rate-injected fault. */
   | { readonly kind: 'fault'; readonly occurrence: FaultOccurrence; readonly replayIndex: number | null }
+  /** Broken hardware the scheduler could not see is located and taken out of service. */
+  | { readonly kind: 'isolate'; readonly occurrence: FaultOccurrence }
+  /** A job starts training on broken hardware and crashes; stale when the job's epoch moved on. */
+  | { readonly kind: 'job-broken'; readonly jobId: string; readonly epoch: number }
   /** The hardware a fault took down (or slowed) is repaired. */
   | { readonly kind: 'repair'; readonly occurrence: FaultOccurrence }
   /** A running job starts a checkpoint save; stale when the job's epoch moved on. */

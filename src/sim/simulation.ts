@@ -71,6 +71,8 @@ export class Simulation {
   private readonly injector: RateInjector | null;
   /** Slowdown faults and the job each one slowed, until repaired. */
   private readonly slowedJobs = new Map<FaultOccurrence, JobRuntime>();
+  /** Broken GPUs and networks the scheduler cannot see yet (the node looks healthy) until isolated. */
+  private readonly hidden = new Set<FaultOccurrence>();
   private dirty = false;
   private finished = false;
 
@@ -156,7 +158,8 @@ export class Simulation {
       case 'job-finish':
       case 'job-resume':
       case 'checkpoint':
-      case 'checkpoint-done': {
+      case 'checkpoint-done':
+      case 'job-broken': {
         const job = this.jobsById.get(event.jobId);
         return job === undefined || job.phase !== 'running' || job.epoch !== event.epoch;
       }
@@ -170,6 +173,7 @@ export class Simulation {
       case 'fault':
       case 'repair':
       case 'job-resubmit':
+      case 'isolate':
         return false;
       default:
         return assertNever(event);
@@ -193,6 +197,10 @@ export class Simulation {
         return this.onFault(event.occurrence, event.replayIndex);
       case 'repair':
         return this.onRepair(event.occurrence);
+      case 'isolate':
+        return this.isolate(event.occurrence);
+      case 'job-broken':
+        return this.onBrokenStart(this.job(event.jobId));
       case 'job-hang-timeout':
         return this.crash(this.job(event.jobId), null, 'watchdog timeout');
       case 'checkpoint':
@@ -250,6 +258,7 @@ export class Simulation {
     job.paused = false;
     job.shapeSinceS = this.engine.nowS;
     this.refreshRate(job);
+    this.checkBrokenStart(job);
   }
 
   private onSpeedFactor(job: JobRuntime, factor: number): void {
@@ -366,6 +375,7 @@ export class Simulation {
       this.pause(job, job.restartPauseS ?? this.scenario.params.resizePauseS);
       job.restartPauseS = null;
     }
+    this.checkBrokenStart(job);
   }
 
   /** Stops a running job and queues it again in submission order, keeping its progress. */
@@ -493,19 +503,18 @@ export class Simulation {
     const effect = occurrence.type.effect;
     const victims = this.jobsOn(nodeIndex, effect.kind === 'node-down' || effect.kind === 'network-down' ? null : gpuIndex);
     switch (effect.kind) {
-      case 'gpu-down': {
-        const gpu = gpuIndex ?? 0;
-        if (this.faults.gpuDown(nodeIndex, gpu)) this.cluster.setGpuUp(nodeIndex, gpu, false);
-        this.takeEffect(occurrence);
-        for (const job of victims) this.crash(job, occurrence, 'its GPU failed');
-        this.scheduleRepair(occurrence);
-        return;
-      }
-      case 'node-down':
+      case 'gpu-down':
       case 'network-down':
+        // The node still looks healthy: the scheduler sees nothing until the fault is located.
+        this.hidden.add(occurrence);
+        this.takeEffect(occurrence);
+        this.engine.scheduleAt(this.engine.nowS + this.recovery.isolationDelayS(occurrence.type, this.engine.nowS), { kind: 'isolate', occurrence });
+        for (const job of victims) this.crash(job, occurrence, effect.kind === 'gpu-down' ? 'its GPU failed' : 'its node lost the network');
+        return;
+      case 'node-down':
         if (this.faults.nodeDown(nodeIndex)) this.cluster.setNodeHealth(nodeIndex, 'down');
         this.takeEffect(occurrence);
-        for (const job of victims) this.crash(job, occurrence, effect.kind === 'node-down' ? 'its node failed' : 'its node lost the network');
+        for (const job of victims) this.crash(job, occurrence, 'its node failed');
         this.scheduleRepair(occurrence);
         return;
       case 'crash':
@@ -544,6 +553,47 @@ export class Simulation {
   private scheduleRepair(occurrence: FaultOccurrence): void {
     if (occurrence.repairS > 0) this.engine.scheduleAt(this.engine.nowS + occurrence.repairS, { kind: 'repair', occurrence });
     else this.onRepair(occurrence);
+  }
+
+  /** Takes broken hardware out of service once located (no-op when already isolated); its repair starts then. */
+  private isolate(occurrence: FaultOccurrence): void {
+    if (!this.hidden.delete(occurrence)) return;
+    const { nodeIndex, gpuIndex } = occurrence;
+    if (occurrence.type.effect.kind === 'gpu-down') {
+      if (this.faults.gpuDown(nodeIndex, gpuIndex ?? 0)) this.cluster.setGpuUp(nodeIndex, gpuIndex ?? 0, false);
+    } else if (this.faults.nodeDown(nodeIndex)) {
+      this.cluster.setNodeHealth(nodeIndex, 'down');
+    }
+    this.logFault('isolated', occurrence, '', 'taken out of service');
+    for (const job of this.jobsOn(nodeIndex, occurrence.type.effect.kind === 'gpu-down' ? (gpuIndex ?? 0) : null)) {
+      this.crash(job, occurrence, 'its hardware was taken out of service');
+    }
+    this.scheduleRepair(occurrence);
+  }
+
+  /** The hidden broken hardware under a job's tasks, if any. */
+  private brokenUnder(tasks: readonly TaskPlacement[]): FaultOccurrence | null {
+    for (const occurrence of this.hidden) {
+      const onNode = tasks.filter((t) => t.nodeIndex === occurrence.nodeIndex);
+      if (onNode.length === 0) continue;
+      if (occurrence.type.effect.kind !== 'gpu-down') return occurrence;
+      if (onNode.some((t) => t.gpuIndices.includes(occurrence.gpuIndex ?? 0))) return occurrence;
+    }
+    return null;
+  }
+
+  /** A job that starts training on broken hardware crashes at once. */
+  private onBrokenStart(job: JobRuntime): void {
+    const occurrence = this.brokenUnder(this.cluster.tasksOf(job.spec.id) ?? []);
+    if (occurrence) this.crash(job, occurrence, 'it started on broken hardware');
+  }
+
+  /** Checks, once the instant's actions are applied, whether a job begins training on broken hardware. */
+  private checkBrokenStart(job: JobRuntime): void {
+    if (this.hidden.size === 0 || job.paused) return;
+    if (this.brokenUnder(this.cluster.tasksOf(job.spec.id) ?? [])) {
+      this.engine.scheduleAt(this.engine.nowS, { kind: 'job-broken', jobId: job.spec.id, epoch: job.epoch });
+    }
   }
 
   /** Undoes what a fault did to the hardware once it is repaired. */
@@ -639,9 +689,10 @@ export class Simulation {
     }
   }
 
-  /** True when the node, or one of the GPUs the tasks use on it, is down. */
+  /** True when the node, or one of the GPUs the tasks use on it, is down or broken. */
   private lostHardware(nodeIndex: number, tasks: readonly TaskPlacement[]): boolean {
     if (this.cluster.nodeHealth(nodeIndex) === 'down') return true;
+    if (this.brokenUnder(tasks.filter((t) => t.nodeIndex === nodeIndex))) return true;
     return tasks.some((t) => t.nodeIndex === nodeIndex && t.gpuIndices.some((g) => !this.cluster.gpuUp(nodeIndex, g)));
   }
 
@@ -664,6 +715,18 @@ export class Simulation {
       const check = runNodeCheck(nodes);
       pauseS += check.durationS;
       for (const nodeIndex of check.faulty) bad.add(nodeIndex);
+      // What the check found broken is taken out of service now (the job is already handled here).
+      for (const occurrence of [...this.hidden]) {
+        if (!bad.has(occurrence.nodeIndex)) continue;
+        this.hidden.delete(occurrence);
+        if (occurrence.type.effect.kind === 'gpu-down') {
+          if (this.faults.gpuDown(occurrence.nodeIndex, occurrence.gpuIndex ?? 0)) this.cluster.setGpuUp(occurrence.nodeIndex, occurrence.gpuIndex ?? 0, false);
+        } else if (this.faults.nodeDown(occurrence.nodeIndex)) {
+          this.cluster.setNodeHealth(occurrence.nodeIndex, 'down');
+        }
+        this.logFault('isolated', occurrence, job.spec.id, 'found by the node check');
+        this.scheduleRepair(occurrence);
+      }
       for (const nodeIndex of check.stragglers) {
         bad.add(nodeIndex);
         if (this.cluster.nodeHealth(nodeIndex) === 'up') {

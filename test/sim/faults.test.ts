@@ -37,8 +37,10 @@ const HANG = faultType('nccl-timeout', { kind: 'hang' });
 const SLOW = faultType('thermal', { kind: 'slowdown', factor: 0.5 });
 
 describe('faults in the simulation (no recovery policy)', () => {
-  it('a GPU failure kills the job on it, loses its GPU time and takes the GPU away until repaired', () => {
-    // Node 0 runs "a" (8 GPUs); its GPU 3 fails at 100 s, repaired at 1100 s. "b" needs 8 GPUs on one node.
+  it('a GPU failure kills the job on it; the broken GPU looks healthy until located, so the next job dies on it too', () => {
+    // Node 0 runs "a" (8 GPUs); its GPU 3 breaks at 100 s (repair takes 1000 s once located).
+    // Nothing tells the scheduler: "b" starts on the node at 200 s and crashes at once. SREs take
+    // the GPU out of service at their next round (daily), and the repair ends 1000 s later.
     const jobs = [batchJob('a', 0, 8, 1000), batchJob('b', 200, 8, 100)];
     const replay = [{ timeS: 100, type: GPU_DOWN, nodeIndex: 0, gpuIndex: 3, repairS: 1000 }];
     const result = new Simulation(withFaults(scenarioOf(gpuCluster(1, 8), jobs), replay), { checkInvariants: true }).run();
@@ -46,15 +48,19 @@ describe('faults in the simulation (no recovery policy)', () => {
     expect(a!.phase).toBe('failed');
     expect(a!.failureReason).toBe('fault');
     expect(a!.endS).toBe(100);
-    expect(b!.firstStartS).toBe(1100);
-    expect(result.summary.faults).toEqual({ total: 1, byType: { 'gpu-dbe': 1 }, daysWithFault: 0 });
+    expect(b!.phase).toBe('failed');
+    expect(b!.endS).toBe(200);
+    // The run lasts past one whole day (the repair), and that day had the fault.
+    expect(result.summary.faults).toEqual({ total: 1, byType: { 'gpu-dbe': 1 }, daysWithFault: 1 });
     expect(result.summary.lostGpuHours).toBeCloseTo((8 * 100) / 3600, 6);
-    expect(result.summary.jobs).toMatchObject({ completed: 1, failed: 1 });
     expect(result.timeline.map((r) => `${r.timeS} ${r.event} ${r.jobId}`)).toEqual([
       '100 fault ',
       '100 job-crash a',
       '100 job-failed a',
-      '1100 repair ',
+      '200 job-crash b',
+      '200 job-failed b',
+      '86400 isolated ',
+      '87400 repair ',
     ]);
   });
 

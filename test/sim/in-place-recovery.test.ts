@@ -119,3 +119,34 @@ describe('torch-elastic recovery', () => {
     expect(result.timeline[2]!.detail).toBe('1 pods replaced; training resumes in 780 s');
   });
 });
+
+describe('broken hardware the scheduler cannot see', () => {
+  const GPU_DOWN = faultType('xid-74-nvlink', { kind: 'gpu-down' });
+
+  it('dlrover: the node check finds the broken GPU at once, takes it out of service and replaces the pod', () => {
+    const gpu = { timeS: 1000, type: GPU_DOWN, nodeIndex: 1, gpuIndex: 5, repairS: 3600 };
+    const result = run(5, llm(4, 5000), [gpu], 'dlrover');
+    expect(result.timeline.slice(0, 4).map((r) => `${r.timeS} ${r.event}`)).toEqual([
+      '1000 fault',
+      '1000 job-crash',
+      '1000 isolated',
+      '1000 job-recovering',
+    ]);
+    expect(result.timeline[3]!.detail.startsWith('1 pods replaced')).toBe(true);
+    expect(result.jobs[0]!.restarts).toBe(1);
+  });
+
+  it('manual: the resubmitted job lands on the broken GPU again and again until the SRE round takes it out', () => {
+    const gpu = { timeS: 1000, type: GPU_DOWN, nodeIndex: 1, gpuIndex: 5, repairS: 3600 };
+    const result = run(4, llm(4, 5000), [gpu], 'fifo');
+    const crashes = result.timeline.filter((r) => r.event === 'job-crash').map((r) => r.timeS);
+    // Every cycle: noticed at the next 10-min poll, 5 min of pod scheduling, 8 min load, crash.
+    expect(crashes.slice(0, 3)).toEqual([1000, 1200 + 300 + 480, 2400 + 300 + 480]);
+    const isolated = result.timeline.find((r) => r.event === 'isolated')!;
+    expect(isolated.timeS).toBe(24 * 3600);
+    expect(crashes.every((t) => t <= isolated.timeS)).toBe(true);
+    // Without a spare node the rigid-size restart waits for the repair, then completes.
+    expect(result.jobs[0]!.phase).toBe('completed');
+    expect(result.jobs[0]!.restarts).toBe(crashes.length);
+  });
+});

@@ -10,10 +10,12 @@ export interface DlroverOptions {
   readonly restartS: number;
   /** Flash checkpoint: save to memory then storage (~1 min), load (~4 min). */
   readonly checkpoint: CheckpointCosts;
+  /** Automatic location of broken hardware the scheduler cannot see (~5 min; the node check finds it at once on a job's nodes). */
+  readonly locateS: number;
 }
 
 /** Defaults of DLRover's fault tolerance (REFERENCE §1). */
-export const DLROVER: DlroverOptions = { replaceS: 120, scaleDownS: 180, restartS: 0, checkpoint: { saveS: 60, loadS: 240 } };
+export const DLROVER: DlroverOptions = { replaceS: 120, scaleDownS: 180, restartS: 0, checkpoint: { saveS: 60, loadS: 240 }, locateS: 300 };
 
 /**
  * `dlrover`: DLRover's elastic fault tolerance (REFERENCE §1, seed 001). The job master notices a
@@ -27,6 +29,7 @@ export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy
   return {
     name: 'dlrover',
     checkpointCosts: options.checkpoint,
+    isolationDelayS: () => options.locateS,
     onCrash: () => ({
       kind: 'in-place',
       detectS: 0,

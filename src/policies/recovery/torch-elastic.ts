@@ -1,4 +1,4 @@
-import { MANUAL_RECOVERY } from './manual.js';
+import { locatedByHandS, MANUAL_RECOVERY } from './manual.js';
 import type { RecoveryPolicy } from './types.js';
 
 /** Parameters of Torch Elastic recovery, in seconds. */
@@ -16,13 +16,15 @@ export const TORCH_ELASTIC: TorchElasticOptions = { replaceS: 300, restartS: 60 
  * `torch-elastic`: plain PyTorch elastic training (REFERENCE §1). The agents notice a dead process
  * at once and restart every process on any membership change. A lost node's pod is replaced when
  * capacity allows; otherwise an elastic job carries on with the workers it has (any count: no node
- * unit) and takes new nodes as soon as they come. There is no node check, so a slow node stays. The
+ * unit) and takes new nodes as soon as they come. There is no node check, so a slow node stays and
+ * broken hardware the scheduler cannot see is found by hand, as under manual recovery. The
  * rendezvous store lives on the rank-0 node: losing that node fails the job, and a user resubmits it
  * as under manual recovery.
  */
 export function createTorchElastic(options: TorchElasticOptions = TORCH_ELASTIC): RecoveryPolicy {
   return {
     name: 'torch-elastic',
+    isolationDelayS: locatedByHandS,
     onCrash: (_job, cause, nowS) => {
       if (cause.rankZeroNodeIndex !== null && cause.lostNodeIndices.includes(cause.rankZeroNodeIndex)) {
         const nextPollS = (Math.floor(nowS / MANUAL_RECOVERY.pollS) + 1) * MANUAL_RECOVERY.pollS;

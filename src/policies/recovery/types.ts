@@ -59,4 +59,9 @@ export interface RecoveryPolicy {
   readonly checkpointCosts?: CheckpointCosts;
   /** The plan for a job that just crashed at `nowS`. */
   onCrash(job: JobView, cause: CrashCause, nowS: number): RecoveryPlan;
+  /**
+   * Seconds until a hardware fault the scheduler cannot see (a broken GPU or network on a node that
+   * still looks healthy) is located and taken out of service, for a fault at `nowS`.
+   */
+  isolationDelayS(fault: FaultType, nowS: number): number;
 }
