@@ -23,6 +23,9 @@ export const JOB_COLUMNS = [
   'pausedS',
   'preemptions',
   'resizes',
+  'checkpointingS',
+  'detectingS',
+  'lostSteps',
 ] as const;
 
 /** One row per job, as of the end of the run at `endS`; empty cells for what never happened. */
@@ -48,6 +51,9 @@ export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
       roundS(job.pausedS),
       job.preemptions,
       job.resizes,
+      roundS(job.checkpointingS),
+      roundS(job.detectingS),
+      roundS(job.lostSteps),
     ];
   });
   return stringify([[...JOB_COLUMNS], ...rows]);
