@@ -1,3 +1,4 @@
+import type { FaultEffect, FaultType } from '../src/faults/catalog.js';
 import type { ClusterSpec, NodeSpec } from '../src/model/cluster-spec.js';
 import type { JobSpec, ReplicaDemand } from '../src/model/job-spec.js';
 import { DEFAULT_SIM_PARAMS, type Scenario } from '../src/scenario/scenario.js';
@@ -54,5 +55,24 @@ export function scenarioOf(cluster: ClusterSpec, jobs: JobSpec[], overrides: Par
     faults: null,
     warnings: [],
     ...overrides,
+  };
+}
+
+/**
+ * A catalog-style fault type with the given effect, for faults a test replays at fixed times (the
+ * simulation reads only its name and effect; rates and repair times come with each occurrence).
+ */
+export function faultType(name: string, effect: FaultEffect): FaultType {
+  return {
+    name,
+    xid: null,
+    description: name,
+    ratePerGpuDay: 0,
+    ratePerNodeDay: 0,
+    scope: effect.kind === 'node-down' || effect.kind === 'network-down' ? 'node' : 'gpu',
+    effect,
+    foundByNodeCheck: effect.kind !== 'crash',
+    repair: { kind: 'none' },
+    category: effect.kind === 'crash' ? 'software' : 'hardware',
   };
 }

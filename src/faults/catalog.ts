@@ -3,14 +3,15 @@
  * times. Catalogs are YAML data files (src/faults/catalogs/NAME.yaml, or a user's own file in the
  * same format); this module types, validates, loads, scales and overrides them.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Document, LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { ConfigError, InvariantError } from '../errors.js';
 import { parseDurationS } from '../scenario/duration.js';
-import { type YamlPath, formatYamlPath } from '../scenario/schema.js';
+import { type YamlPath, formatYamlPath, says } from '../scenario/schema.js';
+import { firstLine, lineOf, readYamlText } from '../scenario/yaml-file.js';
 
 /** What a fault hits: one GPU, a whole node, a node's network link, or only the job process on a GPU. */
 export type FaultScope = 'gpu' | 'node' | 'link' | 'job';
@@ -86,15 +87,6 @@ const REPAIR_KINDS = ['none', 'fixed', 'exponential', 'lognormal'] as const;
 const SCOPES = ['gpu', 'node', 'link', 'job'] as const;
 const CATEGORIES = ['hardware', 'software', 'network'] as const;
 
-/** Error parameter: `text` for a bad value, "required" for a missing one (a small copy of the scenario schema's private helper). */
-function says(text: string): { error: (issue: { code?: string; input?: unknown }) => string | undefined } {
-  return {
-    error: (issue) => {
-      if (issue.code === 'unrecognized_keys') return undefined;
-      return issue.input === undefined ? 'required' : text;
-    },
-  };
-}
 
 const nonNegativeNumber = z.number(says('expected a number ≥ 0')).min(0, says('expected a number ≥ 0'));
 const rateSchema = z.number(says('expected a rate ≥ 0 (faults per day)')).min(0, says('expected a rate ≥ 0 (faults per day)'));
@@ -346,7 +338,7 @@ export function loadCatalog(name: string): FaultCatalog {
  * `file:line: types[2].ratePerGpuDay: reason`. The name defaults to the file's base name.
  */
 export function loadCatalogFile(file: string): FaultCatalog {
-  const text = readCatalogText(file);
+  const text = readYamlText(file, 'fault catalog file');
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
   const syntaxError = document.errors[0];
@@ -362,7 +354,7 @@ export function loadCatalogFile(file: string): FaultCatalog {
   const result = catalogSchema.safeParse(raw, { error: catalogErrorMap });
   if (!result.success) {
     const { path, message, unknownKey } = firstIssue(result.error);
-    const line = lineOf(document, lineCounter, unknownKey === undefined ? path : [...path, unknownKey]);
+    const line = lineOf(document, lineCounter, unknownKey === undefined ? path : [...path, unknownKey], true);
     const shown = formatYamlPath(path);
     const where = line === null ? file : `${file}:${line}`;
     throw new ConfigError(shown === '' ? where : `${where}: ${shown}`, message);
@@ -434,45 +426,3 @@ export function totalRatePerGpuDay(catalog: FaultCatalog, gpusPerNode: number): 
   return total;
 }
 
-/** The file's text; a missing, directory or unreadable file is a ConfigError naming it. */
-function readCatalogText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ConfigError(file, 'no such file');
-    if (code === 'EISDIR') throw new ConfigError(file, 'is a directory, not a fault catalog file');
-    throw new ConfigError(file, `cannot read the file (${code ?? String(error)})`);
-  }
-}
-
-function firstLine(message: string): string {
-  return message.split('\n')[0]!.trim();
-}
-
-/**
- * 1-based line of the node at `path` (a key's own line for mapping entries); when the path goes
- * deeper than the document (a missing key, a shorthand `effect: crash`), the line of its deepest
- * existing part; null when not even that is known. Adapted from the scenario loader's private `lineOf`.
- */
-function lineOf(document: Document, lineCounter: LineCounter, path: YamlPath): number | null {
-  let node: unknown = document.contents;
-  let offset: number | null = null;
-  for (const segment of path) {
-    if (isAlias(node)) node = node.resolve(document);
-    if (isMap(node)) {
-      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
-      if (!pair) break;
-      offset = isScalar(pair.key) && pair.key.range ? pair.key.range[0] : offset;
-      node = pair.value;
-    } else if (isSeq(node) && typeof segment === 'number') {
-      const item: unknown = node.items[segment];
-      if (item === undefined) break;
-      offset = isScalar(item) || isMap(item) || isSeq(item) || isAlias(item) ? (item.range?.[0] ?? offset) : offset;
-      node = item;
-    } else {
-      break;
-    }
-  }
-  return offset === null ? null : lineCounter.linePos(offset).line;
-}

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { type Document, LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
 import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
@@ -15,6 +14,7 @@ import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, type SyntheticSpec } from '../workload/synthetic.js';
 import type { TraceFormat } from '../workload/trace-format.js';
 import { applySet, assignmentPath } from './overrides.js';
+import { firstLine, lineOf, readYamlText } from './yaml-file.js';
 import {
   type FaultsDoc,
   type JobDoc,
@@ -54,7 +54,7 @@ const DEFAULT_PS_SPEED = { t0: 0.1, t1: 0.02, t2: 0.002, t3: 0.005 } as const;
  * message naming the file, line and YAML path (or the CLI option) for any problem.
  */
 export async function loadScenario(file: string, options: LoadScenarioOptions): Promise<Scenario> {
-  const text = readScenarioText(file);
+  const text = readYamlText(file, 'scenario file');
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
   const syntaxError = document.errors[0];
@@ -249,51 +249,12 @@ function scaleJob(job: JobSpec, timeScale: number, loadScale: number): JobSpec {
   return { ...job, submitS, totalSteps: job.totalSteps * timeScale };
 }
 
-/** The file's text; a missing, directory or unreadable file is a ConfigError naming it. */
-function readScenarioText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ConfigError(file, 'no such file');
-    if (code === 'EISDIR') throw new ConfigError(file, 'is a directory, not a scenario file');
-    throw new ConfigError(file, `cannot read the file (${code ?? String(error)})`);
-  }
-}
-
-function firstLine(message: string): string {
-  return message.split('\n')[0]!.trim();
-}
-
 function joinWhere(prefix: string, shownPath: string): string {
   return shownPath === '' ? prefix : `${prefix}: ${shownPath}`;
 }
 
 function isPrefix(prefix: readonly string[], path: YamlPath): boolean {
   return prefix.length <= path.length && prefix.every((segment, i) => segment === String(path[i]));
-}
-
-/** 1-based line of the node at `path` in the YAML document (a key's own line for mapping entries), or null. */
-function lineOf(document: Document, lineCounter: LineCounter, path: YamlPath): number | null {
-  let node: unknown = document.contents;
-  let offset: number | null = null;
-  for (const segment of path) {
-    if (isAlias(node)) node = node.resolve(document);
-    if (isMap(node)) {
-      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
-      if (!pair) return null;
-      offset = isScalar(pair.key) && pair.key.range ? pair.key.range[0] : null;
-      node = pair.value;
-    } else if (isSeq(node) && typeof segment === 'number') {
-      const item: unknown = node.items[segment];
-      if (item === undefined) return null;
-      offset = isScalar(item) || isMap(item) || isSeq(item) || isAlias(item) ? (item.range?.[0] ?? null) : null;
-      node = item;
-    } else {
-      return null;
-    }
-  }
-  return offset === null ? null : lineCounter.linePos(offset).line;
 }
 
 function buildCluster(groups: readonly NodeGroupDoc[]): ClusterSpec {

@@ -21,7 +21,7 @@ const DURATION_HINT = 'like 90s, 15m, 2h or 1d';
  * Error parameter giving `text` for a bad value and "required" for a missing one; unknown keys
  * fall through to the parse-level map, which names them.
  */
-function says(text: string): { error: (issue: { code?: string; input?: unknown }) => string | undefined } {
+export function says(text: string): { error: (issue: { code?: string; input?: unknown }) => string | undefined } {
   return {
     error: (issue) => {
       if (issue.code === 'unrecognized_keys') return undefined;

@@ -1,25 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { FaultEffect, FaultType } from '../../src/faults/catalog.js';
 import type { FaultOccurrence } from '../../src/faults/occurrence.js';
 import type { Scenario } from '../../src/scenario/scenario.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
+import { batchJob, gpuCluster, scenarioOf, faultType } from '../helpers.js';
 
-/** A catalog-style fault type with the given effect (rates are irrelevant when replayed). */
-function faultType(name: string, effect: FaultEffect): FaultType {
-  return {
-    name,
-    xid: null,
-    description: name,
-    ratePerGpuDay: 0,
-    ratePerNodeDay: 0,
-    scope: effect.kind === 'node-down' || effect.kind === 'network-down' ? 'node' : 'gpu',
-    effect,
-    foundByNodeCheck: true,
-    repair: { kind: 'none' },
-    category: effect.kind === 'crash' ? 'software' : 'hardware',
-  };
-}
 
 /** A scenario whose faults are exactly `replay` (no rate injection). */
 function withFaults(scenario: Scenario, replay: FaultOccurrence[], hangTimeoutS = 600): Scenario {

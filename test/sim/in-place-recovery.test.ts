@@ -1,26 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { FaultEffect, FaultType } from '../../src/faults/catalog.js';
 import type { FaultOccurrence } from '../../src/faults/occurrence.js';
 import type { JobSpec } from '../../src/model/job-spec.js';
 import { runNodeCheck } from '../../src/policies/recovery/node-check.js';
 import type { Scenario } from '../../src/scenario/scenario.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { gpuCluster, gpuDemand, scenarioOf } from '../helpers.js';
+import { gpuCluster, gpuDemand, scenarioOf, faultType } from '../helpers.js';
 
-function faultType(name: string, effect: FaultEffect, repairS = 0): FaultType {
-  return {
-    name,
-    xid: null,
-    description: name,
-    ratePerGpuDay: 0,
-    ratePerNodeDay: 0,
-    scope: effect.kind === 'node-down' ? 'node' : 'gpu',
-    effect,
-    foundByNodeCheck: effect.kind !== 'crash',
-    repair: repairS > 0 ? { kind: 'fixed', seconds: repairS } : { kind: 'none' },
-    category: effect.kind === 'crash' ? 'software' : 'hardware',
-  };
-}
 
 const NODE_DOWN = faultType('psu', { kind: 'node-down' });
 const CRASH = faultType('software-bug', { kind: 'crash' });

@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { FaultEffect, FaultType } from '../../src/faults/catalog.js';
 import type { FaultOccurrence } from '../../src/faults/occurrence.js';
 import { youngDalyIntervalS } from '../../src/model/checkpoint.js';
 import type { CheckpointSpec, JobSpec } from '../../src/model/job-spec.js';
 import type { Scenario } from '../../src/scenario/scenario.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
+import { batchJob, gpuCluster, scenarioOf, faultType } from '../helpers.js';
 
-function faultType(name: string, effect: FaultEffect): FaultType {
-  const hardware = effect.kind === 'gpu-down' || effect.kind === 'node-down';
-  return {
-    name,
-    xid: null,
-    description: name,
-    ratePerGpuDay: 0,
-    ratePerNodeDay: 0,
-    scope: effect.kind === 'node-down' ? 'node' : 'gpu',
-    effect,
-    foundByNodeCheck: hardware,
-    repair: hardware ? { kind: 'fixed', seconds: 60 } : { kind: 'none' },
-    category: hardware ? 'hardware' : 'software',
-  };
-}
 
 const CRASH = faultType('software-bug', { kind: 'crash' });
 const SDC = faultType('silent-data-corruption', { kind: 'silent-corruption' });

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { type Document, type LineCounter, isAlias, isMap, isScalar, isSeq } from 'yaml';
+import { ConfigError } from '../errors.js';
+import type { YamlPath } from './schema.js';
+
+/** A YAML file's text; a missing, directory or unreadable file is a ConfigError naming it (`what`: "scenario file", …). */
+export function readYamlText(file: string, what: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ConfigError(file, 'no such file');
+    if (code === 'EISDIR') throw new ConfigError(file, `is a directory, not a ${what}`);
+    throw new ConfigError(file, `cannot read the file (${code ?? String(error)})`);
+  }
+}
+
+/** The first line of a message, trimmed (errors are one line). */
+export function firstLine(message: string): string {
+  return message.split('\n')[0]!.trim();
+}
+
+/**
+ * 1-based line of the node at `path` in a YAML document (a key's own line for mapping entries), or
+ * null when the path is not in the document; with `deepest`, the line of its deepest existing part
+ * instead (for a missing key, the mapping that lacks it).
+ */
+export function lineOf(document: Document, lineCounter: LineCounter, path: YamlPath, deepest = false): number | null {
+  let node: unknown = document.contents;
+  let offset: number | null = null;
+  for (const segment of path) {
+    if (isAlias(node)) node = node.resolve(document);
+    let next: unknown;
+    let nextOffset: number | null = null;
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+      if (pair) {
+        next = pair.value;
+        nextOffset = isScalar(pair.key) && pair.key.range ? pair.key.range[0] : null;
+      }
+    } else if (isSeq(node) && typeof segment === 'number') {
+      const item: unknown = node.items[segment];
+      if (item !== undefined) {
+        next = item;
+        nextOffset = isScalar(item) || isMap(item) || isSeq(item) || isAlias(item) ? (item.range?.[0] ?? null) : null;
+      }
+    }
+    if (next === undefined) {
+      if (!deepest) return null;
+      break;
+    }
+    node = next;
+    offset = deepest ? (nextOffset ?? offset) : nextOffset;
+  }
+  return offset === null ? null : lineCounter.linePos(offset).line;
+}
