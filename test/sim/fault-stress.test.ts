@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { presetNames } from '../../src/policies/presets.js';
+import { loadScenario } from '../../src/scenario/load.js';
+import { simulate } from '../../src/sim/simulation.js';
+
+/**
+ * Heavy faults on the quickstart workload (every job kind, elastic ones included) under each
+ * recovery stack and a few schedulers, with the cluster's accounting re-checked after every instant:
+ * no over-allocation, no task on a down node, whatever the faults and recoveries do.
+ */
+describe.each(['fifo', 'dlrover', 'torch-elastic', 'edl', 'tiresias', 'optimus'])('policy %s under heavy faults', (policy) => {
+  it.each([1, 2, 3])('keeps every invariant, and no job fails for good (seed %i)', async (seed) => {
+    const scenario = await loadScenario('scenarios/quickstart.yaml', {
+      knownPolicies: presetNames(),
+      policy,
+      seed,
+      sets: ['faults.catalog=ant-2023', 'faults.scale=300', 'sim.horizon=3d'],
+    });
+    const result = simulate(scenario, { checkInvariants: true });
+    expect(result.summary.faults.total).toBeGreaterThan(0);
+    // Every preset here recovers: no job fails for good.
+    expect(result.summary.jobs.failed).toBe(0);
+    expect(result.summary.jobs.completed).toBeGreaterThan(0);
+  });
+});
