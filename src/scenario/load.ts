@@ -6,6 +6,7 @@ import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
 import type { JobSpec, LossCurveSpec, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
 import { convergenceStep } from '../model/observations.js';
 import { loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
+import { presetStack } from '../policies/presets.js';
 import { recoveryPolicies } from '../policies/registry.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import { readFaultTrace, replayOccurrences } from '../faults/trace-replay.js';
@@ -104,6 +105,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
   if (doc.recovery !== undefined && !(doc.recovery in recoveryPolicies)) {
     throw new ConfigError(locate(['recovery']), `unknown recovery policy "${doc.recovery}"; known: ${Object.keys(recoveryPolicies).join(', ')}`);
   }
+  const recoveryTimesS = doc.recoveryTimes ? recoveryTimesOf(doc.recoveryTimes, doc.recovery ?? presetStack(policy).recovery, locate) : {};
 
   const warnings: string[] = [];
   const cluster = await resolveCluster(doc, file, locate, warnings);
@@ -117,6 +119,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     seed,
     policy,
     ...(doc.recovery === undefined ? {} : { recovery: doc.recovery }),
+    recoveryTimesS,
     horizonS: doc.sim?.horizon ?? Infinity,
     params: {
       resizePauseS: doc.sim?.resizePause ?? DEFAULT_SIM_PARAMS.resizePauseS,
@@ -160,6 +163,24 @@ async function resolveFaults(
     replay = replayOccurrences(traced, cluster, { timeScale: faults.trace.timeScale, startS: faults.trace.start, seed });
   }
   return { catalog, replay, hangTimeoutS: faults.hangTimeout };
+}
+
+/**
+ * The scenario's `recoveryTimes` as seconds by option name (`replace: 3m` -> replaceS: 180); a name
+ * the recovery policy does not have is a ConfigError listing the ones it has.
+ */
+function recoveryTimesOf(times: Readonly<Record<string, number>>, recovery: string, locate: (path: YamlPath) => string): Record<string, number> {
+  const defaults = recoveryPolicies[recovery]!.defaultTimesS;
+  const known = Object.keys(defaults).map((name) => name.replace(/S$/, ''));
+  const timesS: Record<string, number> = {};
+  for (const [name, seconds] of Object.entries(times)) {
+    if (!(`${name}S` in defaults)) {
+      const names = known.length > 0 ? known.join(', ') : '(none)';
+      throw new ConfigError(locate(['recoveryTimes', name]), `recovery policy ${recovery} has no time "${name}"; its times: ${names}`);
+    }
+    timesS[`${name}S`] = seconds;
+  }
+  return timesS;
 }
 
 /** The scenario's nodes: its node groups, then the machines of `cluster.from` when given. */

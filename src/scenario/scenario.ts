@@ -35,6 +35,8 @@ export interface Scenario {
   readonly policy: string;
   /** Recovery policy replacing the preset's, when the scenario names one. */
   readonly recovery?: string;
+  /** Recovery times replacing the policy's defaults, by name (seconds; e.g. replaceS). */
+  readonly recoveryTimesS?: Readonly<Record<string, number>>;
   /** Simulated time limit in seconds; Infinity runs until every job has ended. */
   readonly horizonS: number;
   /** Physical constants of the simulated cluster and its jobs. */

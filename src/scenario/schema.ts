@@ -384,6 +384,7 @@ export const scenarioSchema = z
       seed: nonNegativeInt.default(1),
       policy: nameSchema.default('fifo'),
       recovery: nameSchema.optional(),
+      recoveryTimes: z.record(z.string(), durationS, says(`expected a mapping of names to durations ${DURATION_HINT}`)).optional(),
       sim: z
         .strictObject(
           {

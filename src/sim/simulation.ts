@@ -83,7 +83,7 @@ export class Simulation {
     const stack = presetStack(scenario.policy);
     this.scheduling = options.schedulingPolicy ?? schedulingPolicies[stack.scheduling]!();
     this.placement = placementPolicies[stack.placement]!();
-    this.recovery = recoveryPolicies[scenario.recovery ?? stack.recovery]!();
+    this.recovery = recoveryPolicies[scenario.recovery ?? stack.recovery]!.create(scenario.recoveryTimesS ?? {});
     this.cluster = new ClusterState(scenario.cluster);
     this.jobs = scenario.jobs.map((spec) => new JobRuntime(spec, scenario.seed));
     this.jobs.forEach((job, index) => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -63,5 +63,19 @@ describe('scenario faults section', () => {
     expect(scenario.faults!.replay).toHaveLength(584);
     const result = simulate(scenario);
     expect(result.summary.faults.total).toBeGreaterThan(0);
+  });
+});
+
+describe('scenario recoveryTimes', () => {
+  it("replaces the recovery policy's times, in any duration unit", async () => {
+    const file = scenarioFile('recoveryTimes: {poll: 5m, sreRound: 1d}\nfaults: {catalog: none}');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('recovery: none', 'recovery: manual'));
+    const scenario = await loadScenario(file, OPTIONS);
+    expect(scenario.recoveryTimesS).toEqual({ pollS: 300, sreRoundS: 86_400 });
+  });
+
+  it('names a time the recovery policy does not have, with the ones it has', async () => {
+    const file = scenarioFile('recoveryTimes: {replace: 5m}\nfaults: {catalog: none}');
+    await expect(loadScenario(file, OPTIONS)).rejects.toThrow(/recoveryTimes\.replace: recovery policy none has no time "replace"; its times: \(none\)/);
   });
 });

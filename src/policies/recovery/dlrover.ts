@@ -1,4 +1,4 @@
-import type { CheckpointCosts, RecoveryPolicy } from './types.js';
+import type { RecoveryPolicy } from './types.js';
 
 /** Parameters of DLRover's fault tolerance (seed 001's table), in seconds. */
 export interface DlroverOptions {
@@ -8,14 +8,16 @@ export interface DlroverOptions {
   readonly scaleDownS: number;
   /** Restarting processes after a software fault (no new pod). */
   readonly restartS: number;
-  /** Flash checkpoint: save to memory then storage (~1 min), load (~4 min). */
-  readonly checkpoint: CheckpointCosts;
+  /** Flash checkpoint save: to memory, then storage (~1 min). */
+  readonly checkpointSaveS: number;
+  /** Checkpoint load after a restart (~4 min). */
+  readonly checkpointLoadS: number;
   /** Automatic location of broken hardware the scheduler cannot see (~5 min; the node check finds it at once on a job's nodes). */
   readonly locateS: number;
 }
 
 /** Defaults of DLRover's fault tolerance (REFERENCE §1). */
-export const DLROVER: DlroverOptions = { replaceS: 120, scaleDownS: 180, restartS: 0, checkpoint: { saveS: 60, loadS: 240 }, locateS: 300 };
+export const DLROVER: DlroverOptions = { replaceS: 120, scaleDownS: 180, restartS: 0, checkpointSaveS: 60, checkpointLoadS: 240, locateS: 300 };
 
 /**
  * `dlrover`: DLRover's elastic fault tolerance (REFERENCE §1, seed 001). The job master notices a
@@ -28,7 +30,7 @@ export const DLROVER: DlroverOptions = { replaceS: 120, scaleDownS: 180, restart
 export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy {
   return {
     name: 'dlrover',
-    checkpointCosts: options.checkpoint,
+    checkpointCosts: { saveS: options.checkpointSaveS, loadS: options.checkpointLoadS },
     isolationDelayS: () => options.locateS,
     onCrash: () => ({
       kind: 'in-place',
