@@ -16,7 +16,7 @@ function dlsim(...args: string[]): { code: number | null; stdout: string; stderr
 
 /** A copy of the Philly sample with three bad rows: text in a number, a negative duration, a short row. */
 function badPhillyCsv(): string {
-  const lines = readFileSync(join(ROOT, 'traces/samples/philly/philly.csv'), 'utf8').trim().split('\n');
+  const lines = readFileSync(join(ROOT, 'traces/samples/philly/philly_jobs.csv'), 'utf8').trim().split('\n');
   lines.splice(3, 0, '2017-10-01 00:10:00,abc,1,1,vc1');
   lines.splice(6, 0, '2017-10-01 00:11:00,-5,1,1,vc1');
   lines.splice(9, 0, '2017-10-01 00:12:00,100');
@@ -28,7 +28,7 @@ function badPhillyCsv(): string {
 describe('dlsim trace', () => {
   it('import skips bad rows, counting them by reason, and keeps the good ones', () => {
     const file = badPhillyCsv();
-    const good = readFileSync(join(ROOT, 'traces/samples/philly/philly.csv'), 'utf8').trim().split('\n').length - 1;
+    const good = readFileSync(join(ROOT, 'traces/samples/philly/philly_jobs.csv'), 'utf8').trim().split('\n').length - 1;
     const out = join(mkdtempSync(join(tmpdir(), 'dlsim-trace-')), 'x.jsonl');
     const run = dlsim('trace', 'import', '--format', 'philly', file, '--out', out, '--json');
     expect(run.code).toBe(0);

@@ -298,7 +298,7 @@ async function writePhillyJobs(jobs: readonly JobSpec[], outDir: string): Promis
     rows.push([formatTimestamp(PHILLY_WRITE_EPOCH_S + job.submitS), job.totalSteps, gpus, job.totalSteps * gpus, clusterOf(job.user)]);
     elements.push(JSON.stringify(logElement(job, replicas, demand.gpus)));
   }
-  const csvFile = writeCsv(join(outDir, 'philly.csv'), rows);
+  const csvFile = writeCsv(join(outDir, 'philly_jobs.csv'), rows);
   const logFile = join(outDir, 'cluster_job_log.json');
   writeFileAtomic(logFile, `[\n${elements.join(',\n')}\n]\n`);
   return [csvFile, logFile];

@@ -18,7 +18,7 @@ export const PAI_2020_SAMPLE_DIR = 'alibaba-pai-2020';
 /** Name of the sample openb node list. */
 export const OPENB_NODE_SAMPLE_FILE = 'openb_node_list_sample.csv';
 /** Name of the sample PAI machine list. */
-export const PAI_MACHINE_SAMPLE_FILE = 'pai_machine_spec.csv';
+export const PAI_MACHINE_SAMPLE_FILE = 'pai_machine_spec_sample.csv';
 
 /** A pod's GPU shape in the sample: whole GPUs, or a share (thousandths) of one. */
 interface PodShape {

@@ -276,7 +276,7 @@ describe('philly writeJobs', () => {
   it('writes both layouts, and reading either gives the jobs back', async () => {
     const out = join(dir, 'round-trip');
     const files = await phillyFormat.writeJobs!(jobs, out);
-    expect(files).toEqual([join(out, 'philly.csv'), join(out, 'cluster_job_log.json')]);
+    expect(files).toEqual([join(out, 'philly_jobs.csv'), join(out, 'cluster_job_log.json')]);
     const fromLog = await readAll([files[1]!]);
     expect(fromLog.skipped).toEqual([]);
     expect(fromLog.jobs.map(withoutSource)).toEqual(jobs.map(withoutSource));
@@ -298,7 +298,7 @@ describe('philly writeJobs', () => {
 });
 
 describe('philly samples', () => {
-  const csv = join(SAMPLES, OTHER_SAMPLE_DIRS.philly, 'philly.csv');
+  const csv = join(SAMPLES, OTHER_SAMPLE_DIRS.philly, 'philly_jobs.csv');
   const log = join(SAMPLES, OTHER_SAMPLE_DIRS.philly, 'cluster_job_log.json');
 
   it('parse with no skipped row and hold the fixed sample jobs', async () => {
