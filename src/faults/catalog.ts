@@ -10,7 +10,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { ConfigError, InvariantError } from '../errors.js';
 import { parseDurationS } from '../scenario/duration.js';
-import { type YamlPath, formatYamlPath, says } from '../scenario/schema.js';
+import { type YamlPath, firstIssue, formatYamlPath, says, yamlErrorMap } from '../scenario/schema.js';
 import { firstLine, lineOf, readYamlText } from '../scenario/yaml-file.js';
 
 /** What a fault hits: one GPU, a whole node, a node's network link, or only the job process on a GPU. */
@@ -278,37 +278,6 @@ export interface FaultTypeOverride {
   readonly category?: FaultCategory;
 }
 
-const EXPECTED_NAMES: Readonly<Record<string, string>> = {
-  object: 'a mapping',
-  array: 'a list',
-  string: 'a string',
-  number: 'a number',
-  int: 'an integer',
-  boolean: 'true or false',
-};
-
-/** Short messages for the issues the schemas do not word themselves (a small copy of the scenario schema's private map). */
-const catalogErrorMap: z.core.$ZodErrorMap = (issue) => {
-  switch (issue.code) {
-    case 'unrecognized_keys':
-      return issue.keys.length === 1 ? `unknown key "${issue.keys[0]}"` : `unknown keys ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
-    case 'invalid_type':
-      if (issue.input === undefined) return 'required';
-      return `expected ${EXPECTED_NAMES[issue.expected] ?? issue.expected}`;
-    case 'invalid_value':
-      return `expected one of ${issue.values.map(String).join(', ')}`;
-    default:
-      return undefined;
-  }
-};
-
-/** The first issue of a failed parse: its path, message, and the unknown key when that is the problem. */
-function firstIssue(error: z.ZodError): { path: YamlPath; message: string; unknownKey?: string } {
-  const issue = error.issues[0]!;
-  const path = issue.path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
-  if (issue.code === 'unrecognized_keys') return { path, message: issue.message, unknownKey: issue.keys[0]! };
-  return { path, message: issue.message };
-}
 
 /** Names of the shipped catalogs (files in src/faults/catalogs/), sorted. */
 export function catalogNames(): string[] {
@@ -351,7 +320,7 @@ export function loadCatalogFile(file: string): FaultCatalog {
   } catch (error) {
     throw new ConfigError(file, firstLine(error instanceof Error ? error.message : String(error)));
   }
-  const result = catalogSchema.safeParse(raw, { error: catalogErrorMap });
+  const result = catalogSchema.safeParse(raw, { error: yamlErrorMap });
   if (!result.success) {
     const { path, message, unknownKey } = firstIssue(result.error);
     const line = lineOf(document, lineCounter, unknownKey === undefined ? path : [...path, unknownKey], true);
@@ -397,7 +366,7 @@ export function scaledCatalog(
 
 /** The fault type with one validated override applied; ConfigError at `name.field` when invalid. */
 function applyOverride(type: FaultType, raw: unknown): FaultType {
-  const result = faultOverrideSchema.safeParse(raw, { error: catalogErrorMap });
+  const result = faultOverrideSchema.safeParse(raw, { error: yamlErrorMap });
   if (!result.success) {
     const { path, message } = firstIssue(result.error);
     throw new ConfigError(formatYamlPath([type.name, ...path]), message);

@@ -454,8 +454,8 @@ const EXPECTED_NAMES: Readonly<Record<string, string>> = {
   boolean: 'true or false',
 };
 
-/** Short messages for the issues the schema does not word itself. */
-const scenarioErrorMap: z.core.$ZodErrorMap = (issue) => {
+/** Short messages for the issues a schema does not word itself (shared by every YAML file dlsim reads). */
+export const yamlErrorMap: z.core.$ZodErrorMap = (issue) => {
   switch (issue.code) {
     case 'unrecognized_keys':
       return issue.keys.length === 1
@@ -473,12 +473,15 @@ const scenarioErrorMap: z.core.$ZodErrorMap = (issue) => {
 
 /** Validates a parsed scenario document; returns the typed document or the first issue. */
 export function validateScenarioDoc(raw: unknown): { ok: true; doc: ScenarioDoc } | { ok: false; issue: ScenarioIssue } {
-  const result = scenarioSchema.safeParse(raw, { error: scenarioErrorMap });
+  const result = scenarioSchema.safeParse(raw, { error: yamlErrorMap });
   if (result.success) return { ok: true, doc: result.data };
-  const first = result.error.issues[0]!;
+  return { ok: false, issue: firstIssue(result.error) };
+}
+
+/** The first issue of a failed parse: its path, message, and the unknown key when that is the problem. */
+export function firstIssue(error: z.ZodError): ScenarioIssue {
+  const first = error.issues[0]!;
   const path = first.path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
-  if (first.code === 'unrecognized_keys') {
-    return { ok: false, issue: { path, message: first.message, unknownKey: first.keys[0]! } };
-  }
-  return { ok: false, issue: { path, message: first.message } };
+  if (first.code === 'unrecognized_keys') return { path, message: first.message, unknownKey: first.keys[0]! };
+  return { path, message: first.message };
 }
