@@ -1,6 +1,6 @@
 import type { FaultEffect, FaultType } from '../src/faults/catalog.js';
 import type { ClusterSpec, NodeSpec } from '../src/model/cluster-spec.js';
-import type { JobSpec, ReplicaDemand } from '../src/model/job-spec.js';
+import type { CheckpointSpec, ElasticSpec, JobSpec, ReplicaDemand } from '../src/model/job-spec.js';
 import { DEFAULT_SIM_PARAMS, type Scenario } from '../src/scenario/scenario.js';
 
 /** A cluster of `count` identical GPU nodes, `perRack` to a rack. */
@@ -38,6 +38,35 @@ export function batchJob(id: string, submitS: number, gpusPerReplica: number, du
     totalSteps: durationS,
     speed: { kind: 'fixed' },
     source: `test:${id}`,
+  };
+}
+
+/** Shape of an all-reduce test job; defaults: submitted at 0, 8-GPU workers, 1 s steps of pure compute, rigid. */
+export interface AllreduceJobOptions {
+  readonly workers: number;
+  readonly totalSteps: number;
+  readonly submitS?: number;
+  readonly gpus?: number;
+  readonly computeS?: number;
+  readonly commS?: number;
+  readonly elastic?: ElasticSpec | null;
+  readonly checkpoint?: CheckpointSpec;
+}
+
+/** A synchronous all-reduce job: `workers` replicas whose step takes computeS + commS at the requested size. */
+export function allreduceJob(id: string, options: AllreduceJobOptions): JobSpec {
+  return {
+    id,
+    kind: 'allreduce',
+    submitS: options.submitS ?? 0,
+    user: '',
+    gpuTypes: [],
+    roles: [{ role: 'worker', replicas: options.workers, demand: gpuDemand(options.gpus ?? 8) }],
+    elastic: options.elastic ?? null,
+    totalSteps: options.totalSteps,
+    speed: { kind: 'allreduce', computeS: options.computeS ?? 1, commS: options.commS ?? 0 },
+    source: `test:${id}`,
+    ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
   };
 }
 

@@ -18,22 +18,11 @@ import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { presetNames } from '../../src/policies/presets.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { Simulation, simulate } from '../../src/sim/simulation.js';
-import { batchJob, gpuCluster, gpuDemand, scenarioOf } from '../helpers.js';
+import { allreduceJob, batchJob, gpuCluster, gpuDemand, scenarioOf } from '../helpers.js';
 
 /** An elastic all-reduce job with 1-GPU trainers (unless told), requesting `workers`. */
 function elasticJob(id: string, submitS: number, workers: number, min: number, max: number, totalSteps = 1000, gpus = 1): JobSpec {
-  return {
-    id,
-    kind: 'allreduce',
-    submitS,
-    user: '',
-    gpuTypes: [],
-    roles: [{ role: 'worker', replicas: workers, demand: gpuDemand(gpus) }],
-    elastic: { minReplicas: min, maxReplicas: max, unit: 1 },
-    totalSteps,
-    speed: { kind: 'allreduce', computeS: 0.9, commS: 0.1 },
-    source: `test:${id}`,
-  };
+  return allreduceJob(id, { submitS, workers, gpus, totalSteps, computeS: 0.9, commS: 0.1, elastic: { minReplicas: min, maxReplicas: max, unit: 1 } });
 }
 
 /** A hand-made moment: jobs already running with `workers` trainers (placed by pack, in order) and a queue. */

@@ -8,7 +8,7 @@ import { spreadPlacement } from '../../src/policies/placement/spread.js';
 import { topologyPlacement } from '../../src/policies/placement/topology.js';
 import { placementRequestOf, type PlacementRequest, type ReplicaRequest } from '../../src/policies/types.js';
 import { simulate } from '../../src/sim/simulation.js';
-import { batchJob, gpuCluster, gpuDemand, scenarioOf } from '../helpers.js';
+import { allreduceJob, batchJob, gpuCluster, gpuDemand, scenarioOf } from '../helpers.js';
 
 function workers(count: number, demand: ReplicaDemand): ReplicaRequest[] {
   return Array.from({ length: count }, () => ({ role: 'worker' as const, demand }));
@@ -30,19 +30,8 @@ const racks = (cluster: ClusterState, tasks: readonly TaskPlacement[] | null): s
 ];
 
 /** An all-reduce job of `replicas` x 8 GPUs: 1000 steps of 1 s at its requested size (10% all-reduce). */
-function allreduceJob(id: string, submitS: number, replicas: number): JobSpec {
-  return {
-    id,
-    kind: 'allreduce',
-    submitS,
-    user: '',
-    gpuTypes: [],
-    roles: [{ role: 'worker', replicas, demand: gpuDemand(8) }],
-    elastic: null,
-    totalSteps: 1000,
-    speed: { kind: 'allreduce', computeS: 0.9, commS: 0.1 },
-    source: `test:${id}`,
-  };
+function rackJob(id: string, submitS: number, replicas: number): JobSpec {
+  return allreduceJob(id, { submitS, workers: replicas, totalSteps: 1000, computeS: 0.9, commS: 0.1 });
 }
 
 describe('spread placement', () => {
@@ -128,7 +117,7 @@ describe('topology placement', () => {
   it('in the simulation: an all-reduce job straddling racks under pack finishes later (cross-rack slowdown)', () => {
     // 4 nodes in racks of 2. "filler" (4 GPUs, batch) lands on n0, leaving r0 with 4 + 8 free.
     // The 2 x 8 all-reduce job runs 1000 s in one rack, 1250 s across racks (slowdown 1.25).
-    const jobs = [batchJob('filler', 0, 4, 10_000), allreduceJob('ring', 1, 2)];
+    const jobs = [batchJob('filler', 0, 4, 10_000), rackJob('ring', 1, 2)];
     const run = (policy: string) => simulate(scenarioOf(gpuCluster(4, 8, 2), jobs, { policy }), { checkInvariants: true });
     const packed = run('fifo').jobs.find((j) => j.spec.id === 'ring')!;
     const topo = run('fifo-topology').jobs.find((j) => j.spec.id === 'ring')!;
@@ -137,7 +126,7 @@ describe('topology placement', () => {
     // The same request, planned on the cluster as it was at t=1, shows where each put it.
     const cluster = new ClusterState(gpuCluster(4, 8, 2));
     occupy(cluster, 0, 4);
-    const r = placementRequestOf(allreduceJob('ring', 1, 2));
+    const r = placementRequestOf(rackJob('ring', 1, 2));
     expect(racks(cluster, packPlacement.place(new CapacityScratch(cluster), r))).toHaveLength(2);
     expect(racks(cluster, topologyPlacement.place(new CapacityScratch(cluster), r))).toEqual(['r1']);
   });

@@ -7,26 +7,15 @@ import { createSjf, oracleRemainingS } from '../../src/policies/scheduling/sjf.j
 import type { SchedulingContext } from '../../src/policies/types.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { simulate } from '../../src/sim/simulation.js';
-import { batchJob, gpuCluster, gpuDemand, scenarioOf } from '../helpers.js';
+import { allreduceJob, batchJob, gpuCluster, scenarioOf } from '../helpers.js';
 
 function startTimes(result: ReturnType<typeof simulate>): Record<string, number | null> {
   return Object.fromEntries(result.jobs.map((j) => [j.spec.id, j.firstStartS]));
 }
 
 /** A one-worker (8-GPU) all-reduce job of `steps` steps taking `stepTimeS` each (no all-reduce at one worker). */
-function allreduceJob(id: string, steps: number, stepTimeS: number): JobSpec {
-  return {
-    id,
-    kind: 'allreduce',
-    submitS: 0,
-    user: '',
-    gpuTypes: [],
-    roles: [{ role: 'worker', replicas: 1, demand: gpuDemand(8) }],
-    elastic: null,
-    totalSteps: steps,
-    speed: { kind: 'allreduce', computeS: stepTimeS, commS: 0 },
-    source: 'test',
-  };
+function oneNodeJob(id: string, steps: number, stepTimeS: number): JobSpec {
+  return allreduceJob(id, { workers: 1, totalSteps: steps, computeS: stepTimeS });
 }
 
 describe('sjf scheduling', () => {
@@ -53,7 +42,7 @@ describe('sjf scheduling', () => {
 
   it('ranks by oracle remaining time: steps left over the nominal speed, not the job size or total duration', () => {
     // "steps" needs 100 steps of 2 s (200 s) but has done 60: 80 s left; "batch" needs 100 s.
-    const stepsJob = allreduceJob('steps', 100, 2);
+    const stepsJob = oneNodeJob('steps', 100, 2);
     const batch = batchJob('batch', 0, 8, 100);
     const cluster = new ClusterState(gpuCluster(1, 8));
     const queued = [batch, stepsJob].map((spec) => {

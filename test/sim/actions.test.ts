@@ -4,7 +4,7 @@ import type { JobSpec } from '../../src/model/job-spec.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { placementRequestOf, type SchedulingAction, type SchedulingContext, type SchedulingPolicy } from '../../src/policies/types.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { batchJob, gpuCluster, gpuDemand, scenarioOf } from '../helpers.js';
+import { allreduceJob, batchJob, gpuCluster, scenarioOf } from '../helpers.js';
 
 /** A policy that logs when it is called and returns what `script` says for that moment. */
 function scripted(script: (context: SchedulingContext) => SchedulingAction[], tickS?: number): SchedulingPolicy & { calls: number[] } {
@@ -24,18 +24,7 @@ function startAll(context: SchedulingContext): SchedulingAction[] {
 }
 
 function elasticAllreduce(id: string, workers: number, min: number, max: number, totalSteps: number): JobSpec {
-  return {
-    id,
-    kind: 'allreduce',
-    submitS: 0,
-    user: '',
-    gpuTypes: [],
-    roles: [{ role: 'worker', replicas: workers, demand: gpuDemand(8) }],
-    elastic: { minReplicas: min, maxReplicas: max, unit: 1 },
-    totalSteps,
-    speed: { kind: 'allreduce', computeS: 1, commS: 0 },
-    source: 'test',
-  };
+  return allreduceJob(id, { workers, totalSteps, elastic: { minReplicas: min, maxReplicas: max, unit: 1 } });
 }
 
 describe('simulation actions', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JobSpec } from '../../src/model/job-spec.js';
 import { allreduceStepTimeS } from '../../src/model/speed.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { batchJob, gpuCluster, gpuDemand, scenarioOf } from '../helpers.js';
+import { allreduceJob, batchJob, gpuCluster, scenarioOf } from '../helpers.js';
 
 describe('fluid job progress', () => {
   it('finishes a job slowed mid-run at the exact analytic time', () => {
@@ -30,18 +30,7 @@ describe('fluid job progress', () => {
   });
 
   it('runs an all-reduce job at the step time of its speed model', () => {
-    const job: JobSpec = {
-      id: 'llm',
-      kind: 'allreduce',
-      submitS: 0,
-      user: '',
-      gpuTypes: [],
-      roles: [{ role: 'worker', replicas: 4, demand: gpuDemand(8) }],
-      elastic: null,
-      totalSteps: 1000,
-      speed: { kind: 'allreduce', computeS: 1.8, commS: 0.2 },
-      source: 'test',
-    };
+    const job = allreduceJob('llm', { workers: 4, totalSteps: 1000, computeS: 1.8, commS: 0.2 });
     const result = new Simulation(scenarioOf(gpuCluster(4, 8), [job])).run();
     expect(allreduceStepTimeS(1.8, 0.2, 4, 4)).toBeCloseTo(2, 12);
     expect(result.jobs[0]!.endS).toBeCloseTo(2000, 6);

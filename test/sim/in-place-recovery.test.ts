@@ -4,7 +4,7 @@ import type { JobSpec } from '../../src/model/job-spec.js';
 import { runNodeCheck } from '../../src/policies/recovery/node-check.js';
 import type { Scenario } from '../../src/scenario/scenario.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { gpuCluster, gpuDemand, scenarioOf, faultType } from '../helpers.js';
+import { allreduceJob, faultType, gpuCluster, scenarioOf } from '../helpers.js';
 
 
 const NODE_DOWN = faultType('psu', { kind: 'node-down' });
@@ -13,19 +13,12 @@ const SLOW = faultType('thermal', { kind: 'slowdown', factor: 0.3 });
 
 /** An elastic all-reduce job of `workers` 8-GPU workers (min 2, unit 2) that checkpoints every 600 s of training. */
 function llm(workers: number, steps: number): JobSpec {
-  return {
-    id: 'llm',
-    kind: 'allreduce',
-    submitS: 0,
-    user: '',
-    gpuTypes: [],
-    roles: [{ role: 'worker', replicas: workers, demand: gpuDemand(8) }],
-    elastic: { minReplicas: 2, maxReplicas: workers, unit: 2 },
+  return allreduceJob('llm', {
+    workers,
     totalSteps: steps,
-    speed: { kind: 'allreduce', computeS: 1, commS: 0 },
-    source: 'test',
+    elastic: { minReplicas: 2, maxReplicas: workers, unit: 2 },
     checkpoint: { intervalS: 600, saveS: 600, loadS: 480, flash: false },
-  };
+  });
 }
 
 function run(nodes: number, job: JobSpec, replay: FaultOccurrence[], policy: string) {
