@@ -4,7 +4,7 @@ import type { ClusterView } from '../model/cluster-state.js';
 import type { JobKind, JobSpec, ReplicaDemand, Role } from '../model/job-spec.js';
 import type { LossSample, SpeedSample } from '../model/observations.js';
 
-/** Lifecycle of a job in the simulation. */
+/** Lifecycle of a job in the simulation ('waiting': not submitted yet, or crashed and not yet resubmitted). */
 export type JobPhase = 'waiting' | 'queued' | 'running' | 'completed' | 'failed';
 
 /** What a policy may read about a job. */

@@ -556,7 +556,7 @@ export class Simulation {
   }
 
   /** Takes broken hardware out of service once located (no-op when already isolated); its repair starts then. */
-  private isolate(occurrence: FaultOccurrence): void {
+  private isolate(occurrence: FaultOccurrence, detail = 'taken out of service'): void {
     if (!this.hidden.delete(occurrence)) return;
     const { nodeIndex, gpuIndex } = occurrence;
     if (occurrence.type.effect.kind === 'gpu-down') {
@@ -564,7 +564,7 @@ export class Simulation {
     } else if (this.faults.nodeDown(nodeIndex)) {
       this.cluster.setNodeHealth(nodeIndex, 'down');
     }
-    this.logFault('isolated', occurrence, '', 'taken out of service');
+    this.logFault('isolated', occurrence, '', detail);
     for (const job of this.jobsOn(nodeIndex, occurrence.type.effect.kind === 'gpu-down' ? (gpuIndex ?? 0) : null)) {
       this.crash(job, occurrence, 'its hardware was taken out of service');
     }
@@ -715,18 +715,6 @@ export class Simulation {
       const check = runNodeCheck(nodes);
       pauseS += check.durationS;
       for (const nodeIndex of check.faulty) bad.add(nodeIndex);
-      // What the check found broken is taken out of service now (the job is already handled here).
-      for (const occurrence of [...this.hidden]) {
-        if (!bad.has(occurrence.nodeIndex)) continue;
-        this.hidden.delete(occurrence);
-        if (occurrence.type.effect.kind === 'gpu-down') {
-          if (this.faults.gpuDown(occurrence.nodeIndex, occurrence.gpuIndex ?? 0)) this.cluster.setGpuUp(occurrence.nodeIndex, occurrence.gpuIndex ?? 0, false);
-        } else if (this.faults.nodeDown(occurrence.nodeIndex)) {
-          this.cluster.setNodeHealth(occurrence.nodeIndex, 'down');
-        }
-        this.logFault('isolated', occurrence, job.spec.id, 'found by the node check');
-        this.scheduleRepair(occurrence);
-      }
       for (const nodeIndex of check.stragglers) {
         bad.add(nodeIndex);
         if (this.cluster.nodeHealth(nodeIndex) === 'up') {
@@ -742,6 +730,10 @@ export class Simulation {
       detail = 'processes restarted';
     } else {
       this.cluster.releaseTasks(job.spec.id, badTasks);
+      // Broken hardware the check found is taken out of service now that this job has left it.
+      if (plan.nodeCheck) {
+        for (const occurrence of [...this.hidden]) if (bad.has(occurrence.nodeIndex)) this.isolate(occurrence, 'found by the node check');
+      }
       const replacement = this.placement.place(new CapacityScratch(this.cluster), {
         jobId: job.spec.id,
         gpuTypes: job.spec.gpuTypes,
