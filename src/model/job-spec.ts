@@ -107,6 +107,11 @@ export interface JobSpec {
   readonly loss?: LossCurveSpec;
   /** How the job checkpoints; absent = never (a crash loses all its progress). */
   readonly checkpoint?: CheckpointSpec;
+  /**
+   * Seconds from the training processes starting to their first step (model build, collective
+   * group set-up, warm-up), paid at every start and restart; absent = 0.
+   */
+  readonly startupS?: number;
 }
 
 /** Total demand of all replicas of a job at its requested size. */

@@ -26,6 +26,13 @@ export const JOB_COLUMNS = [
   'checkpointingS',
   'detectingS',
   'lostSteps',
+  'productiveS',
+  'reschedulingS',
+  'healthCheckS',
+  'startingS',
+  'loadingS',
+  'resizingS',
+  'scaledDownS',
 ] as const;
 
 /** One row per job, as of the end of the run at `endS`; empty cells for what never happened. */
@@ -54,6 +61,13 @@ export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
       roundS(job.checkpointingS),
       roundS(job.detectingS),
       roundS(job.lostSteps),
+      roundS(job.effectiveS()),
+      roundS(job.pausedByKindS.rescheduling),
+      roundS(job.pausedByKindS['health-check']),
+      roundS(job.pausedByKindS.starting),
+      roundS(job.pausedByKindS.loading),
+      roundS(job.pausedByKindS.resizing),
+      roundS(job.scaledDownS),
     ];
   });
   return stringify([[...JOB_COLUMNS], ...rows]);

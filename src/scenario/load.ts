@@ -370,6 +370,7 @@ function buildJob(job: JobDoc, index: number, source: string): JobSpec {
     ...(job.checkpoint
       ? { checkpoint: { intervalS: job.checkpoint.interval, saveS: job.checkpoint.save, loadS: job.checkpoint.load, flash: job.checkpoint.flash } }
       : {}),
+    ...(job.startup > 0 ? { startupS: job.startup } : {}),
   };
 }
 

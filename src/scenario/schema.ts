@@ -139,6 +139,7 @@ const jobSchema = z
     memGiB: positiveNumber.default(4),
     duration: positiveDurationS.optional(),
     steps: positiveNumber.optional(),
+    startup: durationS.default(0),
     stepTime: positiveDurationS.optional(),
     commFraction: z
       .number(says('expected a number in [0, 1)'))

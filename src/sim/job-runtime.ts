@@ -4,6 +4,15 @@ import { lossSamples, type LossSample, type SpeedSample } from '../model/observa
 import { nominalStepsPerS } from '../model/speed.js';
 import type { JobPhase, JobView } from '../policies/types.js';
 
+/** What a paused job waits for; jobs.csv splits pause time by these. */
+export type PauseKind = 'detecting' | 'rescheduling' | 'health-check' | 'starting' | 'loading' | 'resizing';
+
+/** One step of a pause: its kind and length in seconds. Steps run one after another. */
+export interface PauseStep {
+  readonly kind: PauseKind;
+  readonly seconds: number;
+}
+
 /** Why a job ended without completing. */
 export type FailureReason = 'unschedulable' | 'fault';
 
@@ -34,6 +43,13 @@ export class JobRuntime implements JobView {
   speedFactor = 1;
   /** True while a resize or restart pauses training (resources held, no progress). */
   paused = false;
+  /** The steps of the current pause, from `pauseStartS`. */
+  pauseSteps: readonly PauseStep[] = [];
+  pauseStartS = 0;
+  /** Seconds paused, by what the pause waited for (a hang counts as detecting). */
+  readonly pausedByKindS: Record<PauseKind, number> = { detecting: 0, rescheduling: 0, 'health-check': 0, starting: 0, loading: 0, resizing: 0 };
+  /** Seconds running (paused or not) with fewer workers than requested after recovery shrank the job. */
+  scaledDownS = 0;
   /** True while a hang stalls training (resources held, no progress) until its watchdog fires. */
   hung = false;
   /** Hangs so far; a watchdog event names the hang it belongs to. */
@@ -60,11 +76,11 @@ export class JobRuntime implements JobView {
   /** Seconds blocked by checkpoint saves. */
   checkpointingS = 0;
   /** Seconds between a crash and the resubmission that noticed it. */
-  detectingS = 0;
-  /** Pause the next start takes (pod scheduling + checkpoint load after a crash); null = the resize pause. */
-  restartPauseS: number | null = null;
+  waitingForResubmitS = 0;
+  /** Pause the next start takes (pod scheduling, start-up, checkpoint load after a crash); null = the resize pause. */
+  restartPause: readonly PauseStep[] | null = null;
   /** Set while recovery has shrunk the job: the pause each step back towards its requested workers costs. */
-  growBackPauseS: number | null = null;
+  growBackPause: readonly PauseStep[] | null = null;
   /** Bumped on every change of allocation or rate; finish and resume events for an older epoch are stale. */
   epoch = 0;
   restarts = 0;
@@ -117,8 +133,14 @@ export class JobRuntime implements JobView {
     if (dtS < 0) throw new InvariantError(`job ${this.spec.id}: time went back from ${this.lastUpdateS}s to ${nowS}s`);
     if (this.phase === 'running') {
       this.attainedGpuS += this.gpus * dtS;
-      if (this.paused || this.hung) {
+      if (this.growBackPause !== null) this.scaledDownS += dtS;
+      if (this.paused) {
         this.pausedS += dtS;
+        this.splitPause(this.lastUpdateS, nowS);
+      } else if (this.hung) {
+        // A hang is a failure nobody has noticed yet.
+        this.pausedS += dtS;
+        this.pausedByKindS.detecting += dtS;
       } else if (this.saving) {
         this.checkpointingS += dtS;
       } else {
@@ -129,9 +151,30 @@ export class JobRuntime implements JobView {
     } else if (this.phase === 'queued') {
       this.queuedS += dtS;
     } else if (this.phase === 'waiting' && this.firstStartS !== null) {
-      this.detectingS += dtS;
+      this.waitingForResubmitS += dtS;
     }
     this.lastUpdateS = nowS;
+  }
+
+  /** Attributes paused time in [fromS, toS] to the steps of the current pause. */
+  private splitPause(fromS: number, toS: number): void {
+    let stepStartS = this.pauseStartS;
+    let last: PauseKind = 'resizing';
+    for (const step of this.pauseSteps) {
+      const stepEndS = stepStartS + step.seconds;
+      const overlapS = Math.min(toS, stepEndS) - Math.max(fromS, stepStartS);
+      if (overlapS > 0) this.pausedByKindS[step.kind] += overlapS;
+      stepStartS = stepEndS;
+      last = step.kind;
+    }
+    // Float rounding at the pause's end lands in its last step.
+    const beyondS = toS - Math.max(fromS, stepStartS);
+    if (beyondS > 0) this.pausedByKindS[last] += beyondS;
+  }
+
+  /** Seconds a failure went unnoticed or undiagnosed: until resubmission, detection pauses, hangs. */
+  get detectingS(): number {
+    return this.waitingForResubmitS + this.pausedByKindS.detecting;
   }
 
   /** When the job will finish at its current rate, or Infinity when it is not progressing. */

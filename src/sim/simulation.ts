@@ -27,7 +27,7 @@ import {
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import { FaultTracker, type TimelineRow } from './fault-tracker.js';
-import { JobRuntime } from './job-runtime.js';
+import { JobRuntime, type PauseStep } from './job-runtime.js';
 import { checkShape } from './shape-check.js';
 
 /** Seconds a healthy node takes for the node check's GEMM + allgather test. */
@@ -326,7 +326,7 @@ export class Simulation {
     for (const job of resized) {
       job.resizes++;
       this.takeShape(job);
-      this.pause(job);
+      this.pause(job, this.resizePause());
     }
     for (const action of actions) {
       switch (action.kind) {
@@ -371,9 +371,11 @@ export class Simulation {
     this.running.push(job);
     this.takeShape(job);
     if (restarting) {
-      // After a crash: pods start and the checkpoint loads; after a preemption: a resize pause.
-      this.pause(job, job.restartPauseS ?? this.scenario.params.resizePauseS);
-      job.restartPauseS = null;
+      // After a crash: pods start, processes start and the checkpoint loads; after a preemption: a resize pause and the start-up.
+      this.pause(job, job.restartPause ?? [...this.resizePause(), { kind: 'starting', seconds: job.spec.startupS ?? 0 }]);
+      job.restartPause = null;
+    } else {
+      this.pause(job, [{ kind: 'starting', seconds: job.spec.startupS ?? 0 }]);
     }
     this.checkBrokenStart(job);
   }
@@ -418,12 +420,25 @@ export class Simulation {
     this.refreshRate(job);
   }
 
-  /** Pauses a running job's training (by default for the resize pause); a resume event ends the pause. */
-  private pause(job: JobRuntime, pauseS = this.scenario.params.resizePauseS): void {
+  /** Pauses a running job's training for the steps given, one after another; a resume event ends the pause. */
+  private pause(job: JobRuntime, steps: readonly PauseStep[]): void {
+    const pauseS = steps.reduce((sum, step) => sum + step.seconds, 0);
     if (pauseS <= 0) return;
     job.paused = true;
+    job.pauseSteps = steps;
+    job.pauseStartS = this.engine.nowS;
     this.refreshRate(job);
     this.engine.scheduleAt(this.engine.nowS + pauseS, { kind: 'job-resume', jobId: job.spec.id, epoch: job.epoch });
+  }
+
+  /** The pause of a resize: re-forming the group. */
+  private resizePause(): PauseStep[] {
+    return [{ kind: 'resizing', seconds: this.scenario.params.resizePauseS }];
+  }
+
+  /** What restarting a job's training processes costs after `before`: their start-up, then the checkpoint load. */
+  private restartSteps(job: JobRuntime, ...before: PauseStep[]): PauseStep[] {
+    return [...before, { kind: 'starting', seconds: job.spec.startupS ?? 0 }, { kind: 'loading', seconds: this.checkpointLoadS(job) }];
   }
 
   /** Updates the job's share of busy GPUs and reschedules its finish for its current rate. */
@@ -469,7 +484,7 @@ export class Simulation {
   private onResubmit(job: JobRuntime, rescheduleS: number): void {
     job.advanceTo(this.engine.nowS);
     job.phase = 'queued';
-    job.restartPauseS = rescheduleS + this.checkpointLoadS(job);
+    job.restartPause = this.restartSteps(job, { kind: 'rescheduling', seconds: rescheduleS });
     this.queued.push(job);
     this.faults.log({ timeS: this.engine.nowS, event: 'job-resubmitted', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: '' });
     this.dirty = true;
@@ -704,7 +719,7 @@ export class Simulation {
    */
   private recoverInPlace(job: JobRuntime, plan: InPlaceRecovery, lostNodeIndices: readonly number[], tasks: readonly TaskPlacement[]): void {
     const nowS = this.engine.nowS;
-    let pauseS = plan.detectS;
+    const steps: PauseStep[] = [{ kind: 'detecting', seconds: plan.detectS }];
     const bad = new Set(lostNodeIndices);
     if (plan.nodeCheck) {
       const nodes = [...new Set(tasks.map((t) => t.nodeIndex))].map((nodeIndex) => ({
@@ -713,7 +728,7 @@ export class Simulation {
         testS: NODE_TEST_S / this.nodeSlowdown(nodeIndex),
       }));
       const check = runNodeCheck(nodes);
-      pauseS += check.durationS;
+      steps.push({ kind: 'health-check', seconds: check.durationS });
       for (const nodeIndex of check.faulty) bad.add(nodeIndex);
       for (const nodeIndex of check.stragglers) {
         bad.add(nodeIndex);
@@ -726,7 +741,7 @@ export class Simulation {
     const badTasks = tasks.filter((t) => bad.has(t.nodeIndex));
     let detail: string;
     if (badTasks.length === 0) {
-      pauseS += plan.restartS;
+      steps.push({ kind: 'starting', seconds: plan.restartS });
       detail = 'processes restarted';
     } else {
       this.cluster.releaseTasks(job.spec.id, badTasks);
@@ -742,24 +757,25 @@ export class Simulation {
       });
       if (replacement) {
         this.cluster.allocate(job.spec.id, replacement);
-        pauseS += plan.replaceS;
+        steps.push({ kind: 'rescheduling', seconds: plan.replaceS });
         detail = `${badTasks.length} pods replaced`;
       } else if (plan.scaleDownS !== null && this.scaleDown(job, badTasks)) {
-        pauseS += plan.scaleDownS;
-        job.growBackPauseS = plan.scaleDownS + this.checkpointLoadS(job);
+        steps.push({ kind: 'rescheduling', seconds: plan.scaleDownS });
+        job.growBackPause = this.restartSteps(job, { kind: 'rescheduling', seconds: plan.scaleDownS });
         detail = `scaled down to ${(this.cluster.tasksOf(job.spec.id) ?? []).filter((t) => t.role === 'worker').length} workers`;
       } else {
         this.stopRunning(job);
         job.phase = 'queued';
-        job.restartPauseS = plan.replaceS + this.checkpointLoadS(job);
+        job.restartPause = this.restartSteps(job, { kind: 'rescheduling', seconds: plan.replaceS });
         this.requeue(job);
         this.faults.log({ timeS: nowS, event: 'job-waiting', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: 'no healthy capacity: queued' });
         return;
       }
     }
-    pauseS += this.checkpointLoadS(job);
+    const restart = this.restartSteps(job, ...steps);
     this.takeShape(job);
-    this.pause(job, pauseS);
+    this.pause(job, restart);
+    const pauseS = restart.reduce((sum, step) => sum + step.seconds, 0);
     this.faults.log({ timeS: nowS, event: 'job-recovering', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `${detail}; training resumes in ${Math.round(pauseS)} s` });
   }
 
@@ -780,12 +796,12 @@ export class Simulation {
   /** Grows jobs that recovery shrank back towards their requested workers, a node unit at a time, as capacity returns. */
   private growBack(): void {
     for (const job of this.running) {
-      if (job.growBackPauseS === null || job.paused) continue;
+      if (job.growBackPause === null || job.paused) continue;
       const elastic = job.spec.elastic!;
       const requested = job.spec.roles.find((r) => r.role === 'worker')!;
       const missing = Math.min(requested.replicas, elastic.maxReplicas) - job.workers;
       if (missing <= 0) {
-        job.growBackPauseS = null;
+        job.growBackPause = null;
         continue;
       }
       const scratch = new CapacityScratch(this.cluster);
@@ -799,7 +815,9 @@ export class Simulation {
       this.recordSpeedSample(job);
       this.cluster.allocate(job.spec.id, add);
       this.takeShape(job);
-      this.pause(job, job.growBackPauseS);
+      const steps = job.growBackPause;
+      if (job.workers >= Math.min(requested.replicas, elastic.maxReplicas)) job.growBackPause = null;
+      this.pause(job, steps);
       this.faults.log({ timeS: this.engine.nowS, event: 'job-scaled-up', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `back to ${job.workers} workers` });
     }
   }

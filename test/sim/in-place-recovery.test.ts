@@ -42,9 +42,11 @@ describe('dlrover recovery', () => {
     expect(job.phase).toBe('completed');
     expect(job.restarts).toBe(1);
     // DLRover's checkpoint costs replace the job's: saves block 60 s, loads take 240 s.
-    // At 1000 s: saved at 600-660, 340 steps lost; check + 120 s pod + 240 s load.
-    const pauseS = checkS(4, [0]) + 120 + 240;
+    // At 1000 s: saved at 600-660, 340 steps lost; 300 s detection, check, 120 s pod, 240 s load.
+    const pauseS = 300 + checkS(4, [0]) + 120 + 240;
     expect(job.lostSteps).toBe(340);
+    expect(job.pausedByKindS).toEqual({ detecting: 300, 'health-check': checkS(4, [0]), rescheduling: 120, starting: 0, loading: 240, resizing: 0 });
+    expect(job.detectingS).toBe(300);
     expect(result.timeline.map((r) => r.event)).toEqual(['fault', 'job-crash', 'job-recovering', 'repair']);
     expect(result.timeline[2]!.detail).toBe(`1 pods replaced; training resumes in ${Math.round(pauseS)} s`);
     // 5000 steps + 340 redone, 8 saves of 60 s (one before the crash, 7 in the 4400 s after).
@@ -59,6 +61,7 @@ describe('dlrover recovery', () => {
     const events = result.timeline.map((r) => `${r.event}${r.event === 'job-recovering' || r.event === 'job-scaled-up' ? `: ${r.detail.split(';')[0]}` : ''}`);
     expect(events).toEqual(['fault', 'job-crash', 'job-recovering: scaled down to 2 workers', 'repair', 'job-scaled-up: back to 4 workers']);
     expect(result.timeline[4]!.timeS).toBe(3000);
+    expect(job.scaledDownS).toBe(2000);
     expect(job.workers).toBe(0);
     expect(job.gpusWhenRunning).toBe(32);
   });
@@ -66,8 +69,19 @@ describe('dlrover recovery', () => {
   it('restarts processes in place after a software crash: a one-round check and the load', () => {
     const crash = { timeS: 1000, type: CRASH, nodeIndex: 1, gpuIndex: 3, repairS: 0 };
     const result = run(4, llm(4, 5000), [crash], 'dlrover');
-    expect(result.timeline[2]!.detail).toBe(`processes restarted; training resumes in ${Math.round(checkS(4) + 240)} s`);
+    expect(result.timeline[2]!.detail).toBe(`processes restarted; training resumes in ${Math.round(300 + checkS(4) + 240)} s`);
     expect(checkS(4)).toBe(60);
+  });
+
+  it('pays the job start-up at its first start and at every restart', () => {
+    const crash = { timeS: 1000, type: CRASH, nodeIndex: 1, gpuIndex: 3, repairS: 0 };
+    const result = run(4, { ...llm(4, 5000), startupS: 200 }, [crash], 'dlrover');
+    const job = result.jobs[0]!;
+    // Training starts at 200 s; at 1000 s: 800 steps, saved at 600 (60 s, so 740 steps trained);
+    // 140 steps lost, then detection, check, start-up and load.
+    expect(result.timeline[2]!.detail).toBe(`processes restarted; training resumes in ${Math.round(300 + checkS(4) + 200 + 240)} s`);
+    expect(job.pausedByKindS.starting).toBe(400);
+    expect(job.lostSteps).toBe(140);
   });
 
   it('finds a slow node with the node check, cordons it and moves the job off it', () => {

@@ -61,6 +61,7 @@ describe('manual recovery', () => {
     expect(a.restarts).toBe(1);
     expect(a.lostSteps).toBe(190);
     expect(a.detectingS).toBe(100);
+    expect(a.pausedByKindS).toEqual({ detecting: 0, 'health-check': 0, rescheduling: 300, starting: 0, loading: 60, resizing: 0 });
     expect(result.summary.restarts).toBe(1);
     expect(result.summary.lostGpuHours).toBeCloseTo((8 * 190) / 3600, 6);
     expect(result.timeline.map((r) => `${r.timeS} ${r.event}`)).toEqual(['500 fault', '500 job-crash', '600 job-resubmitted']);

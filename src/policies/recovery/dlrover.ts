@@ -12,16 +12,20 @@ export interface DlroverOptions {
   readonly checkpointSaveS: number;
   /** Checkpoint load after a restart (~4 min). */
   readonly checkpointLoadS: number;
-  /** Automatic location of broken hardware the scheduler cannot see (~5 min; the node check finds it at once on a job's nodes). */
-  readonly locateS: number;
+  /**
+   * Automatic detection (~5 min in the seed's table, for network, other hardware and software
+   * faults alike): a crashed job pauses this long before its node check, and broken hardware no job
+   * runs on is taken out of service after it.
+   */
+  readonly detectS: number;
 }
 
 /** Defaults of DLRover's fault tolerance (REFERENCE §1). */
-export const DLROVER: DlroverOptions = { replaceS: 120, scaleDownS: 180, restartS: 0, checkpointSaveS: 60, checkpointLoadS: 240, locateS: 300 };
+export const DLROVER: DlroverOptions = { replaceS: 120, scaleDownS: 180, restartS: 0, checkpointSaveS: 60, checkpointLoadS: 240, detectS: 300 };
 
 /**
- * `dlrover`: DLRover's elastic fault tolerance (REFERENCE §1, seed 001). The job master notices a
- * failure at once (a hang through the heartbeat timeout); the node check (GEMM + allgather in pairs,
+ * `dlrover`: DLRover's elastic fault tolerance (REFERENCE §1, seed 001). The job master detects a
+ * failure automatically in ~5 min (a hang only at the heartbeat timeout); the node check (GEMM + allgather in pairs,
  * 1-3 min) runs on the job's nodes and cordons faulty nodes and stragglers; their pods are replaced
  * on healthy nodes (~2 min), or, without free healthy nodes, the job scales down to a multiple of
  * its node unit (~3 min) and scales back up when capacity returns. A software fault only restarts
@@ -31,10 +35,10 @@ export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy
   return {
     name: 'dlrover',
     checkpointCosts: { saveS: options.checkpointSaveS, loadS: options.checkpointLoadS },
-    isolationDelayS: () => options.locateS,
+    isolationDelayS: () => options.detectS,
     onCrash: () => ({
       kind: 'in-place',
-      detectS: 0,
+      detectS: options.detectS,
       nodeCheck: true,
       replaceS: options.replaceS,
       scaleDownS: options.scaleDownS,
