@@ -43,6 +43,13 @@ export type RepairTime =
 /** Which recovery a fault calls for: software faults need only a process restart (DLRover), network ones locating the bad link. */
 export type FaultCategory = 'hardware' | 'software' | 'network';
 
+/**
+ * How the training process exits after the fault, as DLRover classes exit codes: hardware
+ * (201/202/14), fatal (1/134: an error in the program), killed (137/143), unknown (anything else,
+ * and a hang's watchdog or heartbeat timeout).
+ */
+export type ExitClass = 'hardware' | 'fatal' | 'killed' | 'unknown';
+
 /** One kind of fault in a catalog. Invariant: at most one of the two rates is > 0; both are finite and ≥ 0. */
 export interface FaultType {
   /** Unique in its catalog, e.g. "xid-79-gpu-fell-off-bus"; letters, digits, '-' and '_' (usable in `--set` paths). */
@@ -65,6 +72,15 @@ export interface FaultType {
   readonly repair: RepairTime;
   /** For recovery policies (DLRover: software faults restart processes only). */
   readonly category: FaultCategory;
+  /** How the process exits; absent = by effect (see `exitClassOf`). */
+  readonly exit?: ExitClass;
+}
+
+/** A fault's exit class: its own, else hardware for a GPU, node or network loss and unknown otherwise. */
+export function exitClassOf(type: FaultType): ExitClass {
+  if (type.exit) return type.exit;
+  const kind = type.effect.kind;
+  return kind === 'gpu-down' || kind === 'node-down' || kind === 'network-down' ? 'hardware' : 'unknown';
 }
 
 /** A named set of fault types with where its numbers come from. */
@@ -86,6 +102,7 @@ const EFFECT_KINDS = ['crash', 'gpu-down', 'node-down', 'network-down', 'hang', 
 const REPAIR_KINDS = ['none', 'fixed', 'exponential', 'lognormal'] as const;
 const SCOPES = ['gpu', 'node', 'link', 'job'] as const;
 const CATEGORIES = ['hardware', 'software', 'network'] as const;
+const EXIT_CLASSES = ['hardware', 'fatal', 'killed', 'unknown'] as const;
 
 
 const nonNegativeNumber = z.number(says('expected a number ≥ 0')).min(0, says('expected a number ≥ 0'));
@@ -151,6 +168,7 @@ const repairSchema = z.preprocess(
 
 const scopeSchema = z.enum(SCOPES, says(`expected one of ${SCOPES.join(', ')}`));
 const categorySchema = z.enum(CATEGORIES, says(`expected one of ${CATEGORIES.join(', ')}`));
+const exitSchema = z.enum(EXIT_CLASSES, says(`expected one of ${EXIT_CLASSES.join(', ')}`));
 
 /** A problem with a whole fault type (rates, scope, effect and repair taken together), at a path inside the type. */
 interface TypeProblem {
@@ -192,6 +210,7 @@ const faultTypeSchema = z
       foundByNodeCheck: z.boolean(says('expected true or false')),
       repair: repairSchema,
       category: categorySchema,
+      exit: exitSchema.optional(),
     },
     says('expected a mapping (a fault type)'),
   )
@@ -248,8 +267,9 @@ export const faultOverrideSchema = z
       foundByNodeCheck: z.boolean(says('expected true or false')).optional(),
       repair: repairSchema.optional(),
       category: categorySchema.optional(),
+      exit: exitSchema.optional(),
     },
-    says('expected a mapping of fields to replace (ratePerGpuDay, ratePerNodeDay, scope, effect, foundByNodeCheck, repair, category)'),
+    says('expected a mapping of fields to replace (ratePerGpuDay, ratePerNodeDay, scope, effect, foundByNodeCheck, repair, category, exit)'),
   )
   .superRefine((override, ctx) => {
     if (override.ratePerGpuDay !== undefined && override.ratePerNodeDay !== undefined) {
@@ -276,6 +296,8 @@ export interface FaultTypeOverride {
   readonly repair?: RepairTime | 'none';
   /** Replaces the category. */
   readonly category?: FaultCategory;
+  /** Replaces the exit class. */
+  readonly exit?: ExitClass;
 }
 
 
@@ -371,7 +393,7 @@ function applyOverride(type: FaultType, raw: unknown): FaultType {
     const { path, message } = firstIssue(result.error);
     throw new ConfigError(formatYamlPath([type.name, ...path]), message);
   }
-  const { ratePerGpuDay, ratePerNodeDay, scope, effect, foundByNodeCheck, repair, category } = result.data;
+  const { ratePerGpuDay, ratePerNodeDay, scope, effect, foundByNodeCheck, repair, category, exit } = result.data;
   const next: FaultType = {
     ...type,
     ...(ratePerGpuDay !== undefined && { ratePerGpuDay, ratePerNodeDay: 0 }),
@@ -381,6 +403,7 @@ function applyOverride(type: FaultType, raw: unknown): FaultType {
     ...(foundByNodeCheck !== undefined && { foundByNodeCheck }),
     ...(repair !== undefined && { repair }),
     ...(category !== undefined && { category }),
+    ...(exit !== undefined && { exit }),
   };
   const problem = typeProblem(next);
   if (problem) throw new ConfigError(formatYamlPath([type.name, ...problem.path]), `${problem.message} (after overrides)`);

@@ -665,6 +665,8 @@ export class Simulation {
    * corruption) and its recovery policy decides what follows.
    */
   private crash(job: JobRuntime, occurrence: FaultOccurrence | null, why: string): void {
+    // A job another job's recovery already crashed in this instant (e.g. through isolate()) is not running any more.
+    if (job.phase !== 'running') return;
     const nowS = this.engine.nowS;
     job.advanceTo(nowS);
     const effect = occurrence?.type.effect.kind;
@@ -675,7 +677,8 @@ export class Simulation {
     const tasks = [...(this.cluster.tasksOf(job.spec.id) ?? [])];
     const lostNodeIndices = [...new Set(tasks.map((t) => t.nodeIndex))].filter((i) => this.lostHardware(i, tasks));
     const rankZeroNodeIndex = tasks.find((t) => t.role === 'worker')?.nodeIndex ?? null;
-    const plan = this.recovery.onCrash(job, { fault: occurrence?.type ?? null, hardwareLost, lostNodeIndices, rankZeroNodeIndex }, nowS);
+    const cause = { fault: occurrence?.type ?? null, hardwareLost, lostNodeIndices, rankZeroNodeIndex, faultNodeIndex: occurrence?.nodeIndex ?? null };
+    const plan = this.recovery.onCrash(job, cause, nowS);
     job.hung = false;
     this.dirty = true;
     if (plan.kind !== 'fail') job.restarts++;
@@ -690,7 +693,7 @@ export class Simulation {
         job.failureReason = 'fault';
         job.endS = nowS;
         this.endedJobs++;
-        this.faults.log({ timeS: nowS, event: 'job-failed', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `recovery ${this.recovery.name}` });
+        this.faults.log({ timeS: nowS, event: 'job-failed', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `recovery ${this.recovery.name}: ${plan.why}` });
         return;
       case 'resubmit':
         this.stopRunning(job);
@@ -724,7 +727,7 @@ export class Simulation {
     if (plan.nodeCheck) {
       const nodes = [...new Set(tasks.map((t) => t.nodeIndex))].map((nodeIndex) => ({
         nodeIndex,
-        faulty: bad.has(nodeIndex),
+        faulty: lostNodeIndices.includes(nodeIndex),
         testS: NODE_TEST_S / this.nodeSlowdown(nodeIndex),
       }));
       const check = runNodeCheck(nodes);
@@ -738,6 +741,7 @@ export class Simulation {
         }
       }
     }
+    for (const nodeIndex of plan.relaunchNodeIndices) bad.add(nodeIndex);
     const badTasks = tasks.filter((t) => bad.has(t.nodeIndex));
     let detail: string;
     if (badTasks.length === 0) {

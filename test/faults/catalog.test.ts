@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import {
+  exitClassOf,
   type FaultCatalog,
   type FaultType,
   catalogNames,
@@ -226,6 +227,17 @@ describe('scaledCatalog', () => {
     expect(typeNamed(scaled, 'xid-95-uncontained-ecc')).toMatchObject({ scope: 'job', effect: { kind: 'crash' }, repair: { kind: 'none' }, foundByNodeCheck: false });
     expect(typeNamed(scaled, 'xid-63-row-remap-pending').repair).toEqual({ kind: 'lognormal', medianS: 7200, sigma: 1 });
     expect(typeNamed(scaled, 'pcie-width-low').effect).toEqual({ kind: 'slowdown', factor: 0.25 });
+  });
+
+  it('exit classes: hardware for a lost GPU, node or network, unknown otherwise, unless an entry or override says', () => {
+    expect(exitClassOf(typeNamed(ant, 'xid-79-gpu-fell-off-bus'))).toBe('hardware');
+    expect(exitClassOf(typeNamed(ant, 'link-down'))).toBe('hardware');
+    expect(exitClassOf(typeNamed(ant, 'xid-31-mmu-fault'))).toBe('unknown');
+    expect(exitClassOf(typeNamed(ant, 'software-bug'))).toBe('fatal');
+    const scaled = scaledCatalog(ant, 1, { 'nccl-error': { exit: 'killed' } });
+    expect(exitClassOf(typeNamed(scaled, 'nccl-error'))).toBe('killed');
+    const error = configErrorOf(() => scaledCatalog(ant, 1, { 'nccl-error': { exit: 'oops' } as never }));
+    expect(error.message).toContain('nccl-error.exit: expected one of hardware, fatal, killed, unknown');
   });
 
   it('an unknown name is a ConfigError naming it and listing the known names', () => {

@@ -4,7 +4,7 @@ import type { JobSpec } from '../../src/model/job-spec.js';
 import { runNodeCheck } from '../../src/policies/recovery/node-check.js';
 import type { Scenario } from '../../src/scenario/scenario.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { allreduceJob, faultType, gpuCluster, scenarioOf } from '../helpers.js';
+import { allreduceJob, batchJob, faultType, gpuCluster, scenarioOf } from '../helpers.js';
 
 
 const NODE_DOWN = faultType('psu', { kind: 'node-down' });
@@ -93,6 +93,35 @@ describe('dlrover recovery', () => {
     expect(result.timeline[3]!.node).toBe('n1');
     expect(result.timeline[4]!.detail.startsWith('1 pods replaced')).toBe(true);
     expect(checkS(4, [], { 1: 0.3 })).toBeGreaterThan(checkS(4));
+  });
+});
+
+describe('dlrover exit classes', () => {
+  const FATAL = { ...CRASH, name: 'bug', exit: 'fatal' as const };
+
+  it('does not relaunch a fatal exit of a job that is not all-reduce', () => {
+    const crash = { timeS: 100, type: FATAL, nodeIndex: 0, gpuIndex: 0, repairS: 0 };
+    const scenario: Scenario = {
+      ...scenarioOf(gpuCluster(2, 8, 100), [batchJob('b', 0, 8, 1000)], { policy: 'dlrover' }),
+      faults: { catalog: { name: 't', description: '', source: '', types: [] }, replay: [crash], hangTimeoutS: 600 },
+    };
+    const result = new Simulation(scenario, { checkInvariants: true }).run();
+    expect(result.jobs[0]!.phase).toBe('failed');
+    expect(result.timeline.at(-1)!.detail).toBe('recovery dlrover: fatal exit: not relaunched');
+  });
+
+  it('relaunches a fatal exit of an all-reduce job, as DLRover always does', () => {
+    const crash = { timeS: 1000, type: FATAL, nodeIndex: 1, gpuIndex: 0, repairS: 0 };
+    const result = run(4, llm(4, 5000), [crash], 'dlrover');
+    expect(result.timeline[2]!.detail.startsWith('processes restarted')).toBe(true);
+    expect(result.jobs[0]!.phase).toBe('completed');
+  });
+
+  it('restarts processes on a node in place three times; the fourth crash there relaunches its pod', () => {
+    const crashes = [2000, 4000, 6000, 8000].map((timeS) => ({ timeS, type: CRASH, nodeIndex: 1, gpuIndex: 0, repairS: 0 }));
+    const result = run(5, llm(4, 20_000), crashes, 'dlrover');
+    const details = result.timeline.filter((r) => r.event === 'job-recovering').map((r) => r.detail.split(';')[0]);
+    expect(details).toEqual(['processes restarted', 'processes restarted', 'processes restarted', '1 pods replaced']);
   });
 });
 

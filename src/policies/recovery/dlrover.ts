@@ -1,3 +1,4 @@
+import { exitClassOf } from '../../faults/catalog.js';
 import type { RecoveryPolicy } from './types.js';
 
 /** Parameters of DLRover's fault tolerance (seed 001's table), in seconds. */
@@ -23,26 +24,50 @@ export interface DlroverOptions {
 /** Defaults of DLRover's fault tolerance (REFERENCE §1). */
 export const DLROVER: DlroverOptions = { replaceS: 120, scaleDownS: 180, restartS: 0, checkpointSaveS: 60, checkpointLoadS: 240, detectS: 300 };
 
+/** In-place process restarts DLRover's agent makes on a node before it gives up and its pod is relaunched (`--max-restarts`). */
+export const DLROVER_MAX_RESTARTS = 3;
+
 /**
  * `dlrover`: DLRover's elastic fault tolerance (REFERENCE §1, seed 001). The job master detects a
- * failure automatically in ~5 min (a hang only at the heartbeat timeout); the node check (GEMM + allgather in pairs,
- * 1-3 min) runs on the job's nodes and cordons faulty nodes and stragglers; their pods are replaced
- * on healthy nodes (~2 min), or, without free healthy nodes, the job scales down to a multiple of
- * its node unit (~3 min) and scales back up when capacity returns. A software fault only restarts
- * the processes after a ~1 min check. Checkpoints are flash checkpoints (save ~1 min, load ~4 min).
+ * failure automatically in ~5 min (a hang only at the heartbeat timeout); the node check (GEMM +
+ * allgather in pairs, 1-3 min) runs on the job's nodes and cordons faulty nodes and stragglers;
+ * their pods are replaced on healthy nodes (~2 min), or, without free healthy nodes, the job scales
+ * down to a multiple of its node unit (~3 min) and scales back up when capacity returns. A software
+ * fault only restarts the processes after a ~1 min check. Checkpoints are flash checkpoints (save
+ * ~1 min, load ~4 min).
+ *
+ * Exit classes, as DLRover's job master treats them: a fatal exit (code 1/134) is not relaunched
+ * and fails the job, except for all-reduce jobs, which DLRover always relaunches; hardware, killed
+ * and unknown exits are relaunched (hardware ones on another node, the faulty one cordoned). A
+ * node's agent restarts crashed processes in place up to 3 times; the next crash there relaunches
+ * its pod. DLRover's limit of 3 relaunches per pod lineage is not modelled (the simulation does not
+ * follow pods across relaunches).
  */
 export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy {
+  const restartsByNode = new Map<string, number>();
   return {
     name: 'dlrover',
     checkpointCosts: { saveS: options.checkpointSaveS, loadS: options.checkpointLoadS },
     isolationDelayS: () => options.detectS,
-    onCrash: () => ({
-      kind: 'in-place',
-      detectS: options.detectS,
-      nodeCheck: true,
-      replaceS: options.replaceS,
-      scaleDownS: options.scaleDownS,
-      restartS: options.restartS,
-    }),
+    onCrash: (job, cause) => {
+      const exit = cause.fault ? exitClassOf(cause.fault) : 'unknown';
+      if (exit === 'fatal' && job.spec.kind !== 'allreduce') return { kind: 'fail', why: 'fatal exit: not relaunched' };
+      const relaunchNodeIndices: number[] = [];
+      if (!cause.hardwareLost && cause.faultNodeIndex !== null) {
+        const key = `${job.spec.id}:${cause.faultNodeIndex}`;
+        const restarts = (restartsByNode.get(key) ?? 0) + 1;
+        restartsByNode.set(key, restarts > DLROVER_MAX_RESTARTS ? 0 : restarts);
+        if (restarts > DLROVER_MAX_RESTARTS) relaunchNodeIndices.push(cause.faultNodeIndex);
+      }
+      return {
+        kind: 'in-place',
+        detectS: options.detectS,
+        nodeCheck: true,
+        replaceS: options.replaceS,
+        scaleDownS: options.scaleDownS,
+        restartS: options.restartS,
+        relaunchNodeIndices,
+      };
+    },
   };
 }

@@ -11,6 +11,8 @@ export interface CrashCause {
   readonly lostNodeIndices: readonly number[];
   /** Node of the job's first worker (rank 0), where a TCP rendezvous store would live. */
   readonly rankZeroNodeIndex: number | null;
+  /** Node the fault hit (null for a hang's watchdog). */
+  readonly faultNodeIndex: number | null;
 }
 
 /** What an in-place recovery costs and may do, in seconds. */
@@ -29,6 +31,8 @@ export interface InPlaceRecovery {
   readonly scaleDownS: number | null;
   /** Restarting the training processes in place. */
   readonly restartS: number;
+  /** Nodes whose pods are relaunched although their hardware is fine (their agent gave up restarting). */
+  readonly relaunchNodeIndices: readonly number[];
 }
 
 /**
@@ -36,8 +40,8 @@ export interface InPlaceRecovery {
  * after silent data corruption); the simulation accounts the lost work.
  */
 export type RecoveryPlan =
-  /** The job fails for good. */
-  | { readonly kind: 'fail' }
+  /** The job fails for good, for the reason given. */
+  | { readonly kind: 'fail'; readonly why: string }
   /**
    * The job is resubmitted: it releases everything, and after `detectS` it joins the queue again
    * like a new job; when it starts, pod scheduling takes `rescheduleS`, then the checkpoint loads.
