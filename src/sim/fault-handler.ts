@@ -1,0 +1,467 @@
+import type { Engine } from '../engine/engine.js';
+import { RandomStreams } from '../engine/random.js';
+import { assertNever } from '../errors.js';
+import type { FaultOccurrence } from '../faults/occurrence.js';
+import { RateInjector } from '../faults/rate-injector.js';
+import type { TaskPlacement } from '../model/allocation.js';
+import { CapacityScratch } from '../model/capacity.js';
+import type { ClusterState } from '../model/cluster-state.js';
+import { runNodeCheck } from '../policies/recovery/node-check.js';
+import type { InPlaceRecovery, RecoveryPolicy } from '../policies/recovery/types.js';
+import type { PlacementPolicy } from '../policies/types.js';
+import type { Scenario } from '../scenario/scenario.js';
+import type { SimEvent } from './events.js';
+import type { FaultTracker } from './fault-tracker.js';
+import type { JobRuntime, PauseStep } from './job-runtime.js';
+
+/** Seconds a healthy node takes for the node check's GEMM + allgather test. */
+const NODE_TEST_S = 10;
+
+/** What the fault handler needs from the simulation it serves. */
+export interface FaultHost {
+  readonly engine: Engine<SimEvent>;
+  readonly cluster: ClusterState;
+  readonly scenario: Scenario;
+  readonly placement: PlacementPolicy;
+  readonly recovery: RecoveryPolicy;
+  readonly tracker: FaultTracker;
+  /** Running jobs in start order (the simulation's own list). */
+  readonly running: readonly JobRuntime[];
+  /** True while some job has not ended (faults after that change nothing). */
+  jobsRemain(): boolean;
+  /** Asks for a scheduling pass at the end of the instant. */
+  markDirty(): void;
+  /** Counts a job that ended for good. */
+  jobEnded(): void;
+  /** Appends a job to the queue (a resubmission). */
+  enqueue(job: JobRuntime): void;
+  /** Puts a job back in the queue in submission order. */
+  requeue(job: JobRuntime): void;
+  /** Pauses a running job's training for the steps given. */
+  pause(job: JobRuntime, steps: readonly PauseStep[]): void;
+  /** Recomputes a job's rate and reschedules its finish and checkpoint. */
+  refreshRate(job: JobRuntime): void;
+  /** Reads a job's shape from what it holds. */
+  takeShape(job: JobRuntime): void;
+  /** Releases everything a running job holds and takes it off the running list. */
+  stopRunning(job: JobRuntime): void;
+  /** Records the speed the job measured at its current shape. */
+  recordSpeedSample(job: JobRuntime): void;
+}
+
+/**
+ * The fault half of the simulation: injects faults, applies their effects to hardware and jobs,
+ * tracks broken hardware the scheduler cannot see, repairs it, and carries out the recovery
+ * policy's plans (resubmission, in-place recovery with the node check, scale-down and growth back).
+ */
+export class FaultHandler {
+  private readonly engine: Engine<SimEvent>;
+  private readonly cluster: ClusterState;
+  private readonly scenario: Scenario;
+  private readonly placement: PlacementPolicy;
+  private readonly recovery: RecoveryPolicy;
+  private readonly faults: FaultTracker;
+  private readonly injector: RateInjector | null;
+  /** Slowdown faults and the job each one slowed, until repaired. */
+  private readonly slowedJobs = new Map<FaultOccurrence, JobRuntime>();
+  /** Broken GPUs and networks the scheduler cannot see yet (the node looks healthy) until isolated. */
+  private readonly hidden = new Set<FaultOccurrence>();
+
+  constructor(private readonly host: FaultHost) {
+    this.engine = host.engine;
+    this.cluster = host.cluster;
+    this.scenario = host.scenario;
+    this.placement = host.placement;
+    this.recovery = host.recovery;
+    this.faults = host.tracker;
+    const setup = host.scenario.faults;
+    this.injector = setup && setup.catalog.types.length > 0 ? new RateInjector(setup.catalog, host.scenario.cluster, new RandomStreams(host.scenario.seed)) : null;
+  }
+
+  /** Schedules the first rate-injected fault and the first replayed one. */
+  start(): void {
+    this.scheduleRateFault();
+    const firstReplayed = this.scenario.faults?.replay[0];
+    if (firstReplayed) this.engine.scheduleAt(firstReplayed.timeS, { kind: 'fault', occurrence: firstReplayed, replayIndex: 0 });
+  }
+
+  /** What restarting a job's training processes costs after `before`: their start-up, then the checkpoint load. */
+  private restartSteps(job: JobRuntime, ...before: PauseStep[]): PauseStep[] {
+    return [...before, { kind: 'starting', seconds: job.spec.startupS ?? 0 }, { kind: 'loading', seconds: this.checkpointLoadS(job) }];
+  }
+
+  /** A crashed job joins the queue again (at its end, like a new submission). */
+  onResubmit(job: JobRuntime, rescheduleS: number): void {
+    job.advanceTo(this.engine.nowS);
+    job.phase = 'queued';
+    job.restartPause = this.restartSteps(job, { kind: 'rescheduling', seconds: rescheduleS });
+    this.host.enqueue(job);
+    this.faults.log({ timeS: this.engine.nowS, event: 'job-resubmitted', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: '' });
+    this.host.markDirty();
+  }
+
+  /** Schedules the next rate-injected fault while jobs remain (after that, faults change nothing). */
+  private scheduleRateFault(): void {
+    if (!this.injector || !this.host.jobsRemain()) return;
+    const next = this.injector.next();
+    if (next) this.engine.scheduleAt(Math.max(next.timeS, this.engine.nowS), { kind: 'fault', occurrence: next, replayIndex: null });
+  }
+
+  /** Applies a fault's effect to the hardware and the jobs on it, and schedules its repair. */
+  onFault(occurrence: FaultOccurrence, replayIndex: number | null): void {
+    if (replayIndex === null) {
+      this.scheduleRateFault();
+    } else {
+      const next = this.scenario.faults!.replay[replayIndex + 1];
+      if (next && this.host.jobsRemain()) {
+        this.engine.scheduleAt(Math.max(next.timeS, this.engine.nowS), { kind: 'fault', occurrence: next, replayIndex: replayIndex + 1 });
+      }
+    }
+    const { nodeIndex, gpuIndex } = occurrence;
+    const effect = occurrence.type.effect;
+    const victims = this.jobsOn(nodeIndex, effect.kind === 'node-down' || effect.kind === 'network-down' ? null : gpuIndex);
+    switch (effect.kind) {
+      case 'gpu-down':
+      case 'network-down':
+        // The node still looks healthy: the scheduler sees nothing until the fault is located.
+        this.hidden.add(occurrence);
+        this.takeEffect(occurrence);
+        this.engine.scheduleAt(this.engine.nowS + this.recovery.isolationDelayS(occurrence.type, this.engine.nowS), { kind: 'isolate', occurrence });
+        for (const job of victims) this.crash(job, occurrence, effect.kind === 'gpu-down' ? 'its GPU failed' : 'its node lost the network');
+        return;
+      case 'node-down':
+        if (this.faults.nodeDown(nodeIndex)) this.cluster.setNodeHealth(nodeIndex, 'down');
+        this.takeEffect(occurrence);
+        for (const job of victims) this.crash(job, occurrence, 'its node failed');
+        this.scheduleRepair(occurrence);
+        return;
+      case 'crash':
+      case 'silent-corruption':
+        if (victims.length === 0) return;
+        this.takeEffect(occurrence);
+        for (const job of victims) this.crash(job, occurrence, effect.kind === 'crash' ? 'process crash' : 'silent data corruption');
+        return;
+      case 'hang':
+        if (victims.length === 0) return;
+        this.takeEffect(occurrence);
+        for (const job of victims) this.hang(job, occurrence);
+        return;
+      case 'slowdown':
+        if (victims.length === 0) return;
+        this.takeEffect(occurrence);
+        for (const job of victims) {
+          job.advanceTo(this.engine.nowS);
+          job.faultSlowdowns.push(effect.factor);
+          this.slowedJobs.set(occurrence, job);
+          this.host.refreshRate(job);
+        }
+        this.scheduleRepair(occurrence);
+        return;
+      default:
+        assertNever(effect);
+    }
+  }
+
+  /** Counts a fault that took effect and logs it. */
+  private takeEffect(occurrence: FaultOccurrence): void {
+    this.faults.count(occurrence);
+    this.logFault('fault', occurrence, '', `${occurrence.type.effect.kind}; repair in ${Math.round(occurrence.repairS)} s`);
+  }
+
+  private scheduleRepair(occurrence: FaultOccurrence): void {
+    if (occurrence.repairS > 0) this.engine.scheduleAt(this.engine.nowS + occurrence.repairS, { kind: 'repair', occurrence });
+    else this.onRepair(occurrence);
+  }
+
+  /** Takes broken hardware out of service once located (no-op when already isolated); its repair starts then. */
+  isolate(occurrence: FaultOccurrence, detail = 'taken out of service'): void {
+    if (!this.hidden.delete(occurrence)) return;
+    const { nodeIndex, gpuIndex } = occurrence;
+    if (occurrence.type.effect.kind === 'gpu-down') {
+      if (this.faults.gpuDown(nodeIndex, gpuIndex ?? 0)) this.cluster.setGpuUp(nodeIndex, gpuIndex ?? 0, false);
+    } else if (this.faults.nodeDown(nodeIndex)) {
+      this.cluster.setNodeHealth(nodeIndex, 'down');
+    }
+    this.logFault('isolated', occurrence, '', detail);
+    for (const job of this.jobsOn(nodeIndex, occurrence.type.effect.kind === 'gpu-down' ? (gpuIndex ?? 0) : null)) {
+      this.crash(job, occurrence, 'its hardware was taken out of service');
+    }
+    this.scheduleRepair(occurrence);
+  }
+
+  /** The hidden broken hardware under a job's tasks, if any. */
+  private brokenUnder(tasks: readonly TaskPlacement[]): FaultOccurrence | null {
+    for (const occurrence of this.hidden) {
+      const onNode = tasks.filter((t) => t.nodeIndex === occurrence.nodeIndex);
+      if (onNode.length === 0) continue;
+      if (occurrence.type.effect.kind !== 'gpu-down') return occurrence;
+      if (onNode.some((t) => t.gpuIndices.includes(occurrence.gpuIndex ?? 0))) return occurrence;
+    }
+    return null;
+  }
+
+  /** A job that starts training on broken hardware crashes at once. */
+  onBrokenStart(job: JobRuntime): void {
+    const occurrence = this.brokenUnder(this.cluster.tasksOf(job.spec.id) ?? []);
+    if (occurrence) this.crash(job, occurrence, 'it started on broken hardware');
+  }
+
+  /** Checks, once the instant's actions are applied, whether a job begins training on broken hardware. */
+  checkBrokenStart(job: JobRuntime): void {
+    if (this.hidden.size === 0 || job.paused) return;
+    if (this.brokenUnder(this.cluster.tasksOf(job.spec.id) ?? [])) {
+      this.engine.scheduleAt(this.engine.nowS, { kind: 'job-broken', jobId: job.spec.id, epoch: job.epoch });
+    }
+  }
+
+  /** Undoes what a fault did to the hardware once it is repaired. */
+  onRepair(occurrence: FaultOccurrence): void {
+    const { nodeIndex, gpuIndex } = occurrence;
+    const effect = occurrence.type.effect;
+    switch (effect.kind) {
+      case 'gpu-down':
+        if (this.faults.gpuRepaired(nodeIndex, gpuIndex ?? 0)) this.cluster.setGpuUp(nodeIndex, gpuIndex ?? 0, true);
+        break;
+      case 'node-down':
+      case 'network-down':
+        if (this.faults.nodeRepaired(nodeIndex)) this.cluster.setNodeHealth(nodeIndex, 'up');
+        break;
+      case 'slowdown': {
+        const job = this.slowedJobs.get(occurrence);
+        this.slowedJobs.delete(occurrence);
+        if (!job) break;
+        job.advanceTo(this.engine.nowS);
+        const at = job.faultSlowdowns.indexOf(effect.factor);
+        if (at >= 0) job.faultSlowdowns.splice(at, 1);
+        if (job.phase === 'running') this.host.refreshRate(job);
+        // A straggler the node check cordoned is healthy again once its last slowdown is repaired.
+        if (this.cluster.nodeHealth(nodeIndex) === 'cordoned' && this.nodeSlowdown(nodeIndex) === 1) {
+          this.cluster.setNodeHealth(nodeIndex, 'up');
+        }
+        break;
+      }
+      case 'crash':
+      case 'silent-corruption':
+      case 'hang':
+        return;
+      default:
+        assertNever(effect);
+    }
+    this.logFault('repair', occurrence, '', '');
+    this.host.markDirty();
+  }
+
+  /** A hang stalls the job, holding its resources, until its watchdog fires. */
+  private hang(job: JobRuntime, occurrence: FaultOccurrence): void {
+    job.advanceTo(this.engine.nowS);
+    if (job.hung) return;
+    job.hung = true;
+    job.hangs++;
+    this.host.refreshRate(job);
+    this.logFault('job-hang', occurrence, job.spec.id, 'training stalls until the watchdog fires');
+    const timeoutS = this.scenario.faults!.hangTimeoutS;
+    this.engine.scheduleAt(this.engine.nowS + timeoutS, { kind: 'job-hang-timeout', jobId: job.spec.id, hang: job.hangs });
+  }
+
+  /**
+   * A job's training processes died: it rolls back to its last checkpoint (one further after silent
+   * corruption) and its recovery policy decides what follows.
+   */
+  crash(job: JobRuntime, occurrence: FaultOccurrence | null, why: string): void {
+    // A job another job's recovery already crashed in this instant (e.g. through isolate()) is not running any more.
+    if (job.phase !== 'running') return;
+    const nowS = this.engine.nowS;
+    job.advanceTo(nowS);
+    const effect = occurrence?.type.effect.kind;
+    const hardwareLost = effect === 'gpu-down' || effect === 'node-down' || effect === 'network-down';
+    const lost = job.rollBack(effect === 'silent-corruption' ? 1 : 0);
+    const faultType = occurrence?.type.name ?? '';
+    this.faults.log({ timeS: nowS, event: 'job-crash', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `${why}; ${Math.round(lost)} steps lost` });
+    const tasks = [...(this.cluster.tasksOf(job.spec.id) ?? [])];
+    const lostNodeIndices = [...new Set(tasks.map((t) => t.nodeIndex))].filter((i) => this.lostHardware(i, tasks));
+    const rankZeroNodeIndex = tasks.find((t) => t.role === 'worker')?.nodeIndex ?? null;
+    const cause = { fault: occurrence?.type ?? null, hardwareLost, lostNodeIndices, rankZeroNodeIndex, faultNodeIndex: occurrence?.nodeIndex ?? null };
+    const plan = this.recovery.onCrash(job, cause, nowS);
+    job.hung = false;
+    this.host.markDirty();
+    if (plan.kind !== 'fail') job.restarts++;
+    switch (plan.kind) {
+      case 'fail':
+        this.host.stopRunning(job);
+        // Even the checkpointed work is lost: the job never completes.
+        job.lostSteps += job.progressSteps;
+        if (job.baseRateStepsPerS > 0) job.lostGpuS += (job.progressSteps / job.baseRateStepsPerS) * job.gpusWhenRunning;
+        job.progressSteps = 0;
+        job.phase = 'failed';
+        job.failureReason = 'fault';
+        job.endS = nowS;
+        this.host.jobEnded();
+        this.faults.log({ timeS: nowS, event: 'job-failed', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `recovery ${this.recovery.name}: ${plan.why}` });
+        return;
+      case 'resubmit':
+        this.host.stopRunning(job);
+        job.phase = 'waiting';
+        this.engine.scheduleAt(nowS + plan.detectS, { kind: 'job-resubmit', jobId: job.spec.id, rescheduleS: plan.rescheduleS });
+        return;
+      case 'in-place':
+        return this.recoverInPlace(job, plan, lostNodeIndices, tasks);
+      default:
+        assertNever(plan);
+    }
+  }
+
+  /** True when the node, or one of the GPUs the tasks use on it, is down or broken. */
+  private lostHardware(nodeIndex: number, tasks: readonly TaskPlacement[]): boolean {
+    if (this.cluster.nodeHealth(nodeIndex) === 'down') return true;
+    if (this.brokenUnder(tasks.filter((t) => t.nodeIndex === nodeIndex))) return true;
+    return tasks.some((t) => t.nodeIndex === nodeIndex && t.gpuIndices.some((g) => !this.cluster.gpuUp(nodeIndex, g)));
+  }
+
+  /**
+   * In-place recovery: the job keeps its healthy pods. With a node check, faulty nodes and
+   * stragglers are found (and stragglers cordoned); the pods on lost or bad nodes are replaced on
+   * healthy nodes, or the job shrinks to a multiple of its node unit, or, when neither is possible,
+   * it waits in the queue for capacity. Then its processes restart and load the last checkpoint.
+   */
+  private recoverInPlace(job: JobRuntime, plan: InPlaceRecovery, lostNodeIndices: readonly number[], tasks: readonly TaskPlacement[]): void {
+    const nowS = this.engine.nowS;
+    const steps: PauseStep[] = [{ kind: 'detecting', seconds: plan.detectS }];
+    const bad = new Set(lostNodeIndices);
+    if (plan.nodeCheck) {
+      const nodes = [...new Set(tasks.map((t) => t.nodeIndex))].map((nodeIndex) => ({
+        nodeIndex,
+        faulty: lostNodeIndices.includes(nodeIndex),
+        testS: NODE_TEST_S / this.nodeSlowdown(nodeIndex),
+      }));
+      const check = runNodeCheck(nodes);
+      steps.push({ kind: 'health-check', seconds: check.durationS });
+      for (const nodeIndex of check.faulty) bad.add(nodeIndex);
+      for (const nodeIndex of check.stragglers) {
+        bad.add(nodeIndex);
+        if (this.cluster.nodeHealth(nodeIndex) === 'up') {
+          this.cluster.setNodeHealth(nodeIndex, 'cordoned');
+          this.faults.log({ timeS: nowS, event: 'node-cordoned', faultType: '', node: this.cluster.nodes[nodeIndex]!.name, gpu: null, jobId: job.spec.id, detail: 'straggler found by the node check' });
+        }
+      }
+    }
+    for (const nodeIndex of plan.relaunchNodeIndices) bad.add(nodeIndex);
+    const badTasks = tasks.filter((t) => bad.has(t.nodeIndex));
+    let detail: string;
+    if (badTasks.length === 0) {
+      steps.push({ kind: 'starting', seconds: plan.restartS });
+      detail = 'processes restarted';
+    } else {
+      this.cluster.releaseTasks(job.spec.id, badTasks);
+      // Broken hardware the check found is taken out of service now that this job has left it.
+      if (plan.nodeCheck) {
+        for (const occurrence of [...this.hidden]) if (bad.has(occurrence.nodeIndex)) this.isolate(occurrence, 'found by the node check');
+      }
+      const replacement = this.placement.place(new CapacityScratch(this.cluster), {
+        jobId: job.spec.id,
+        gpuTypes: job.spec.gpuTypes,
+        jobKind: job.spec.kind,
+        replicas: badTasks.map((t) => ({ role: t.role, demand: t.demand })),
+      });
+      if (replacement) {
+        this.cluster.allocate(job.spec.id, replacement);
+        steps.push({ kind: 'rescheduling', seconds: plan.replaceS });
+        detail = `${badTasks.length} pods replaced`;
+      } else if (plan.scaleDownS !== null && this.scaleDown(job, badTasks)) {
+        steps.push({ kind: 'rescheduling', seconds: plan.scaleDownS });
+        job.growBackPause = this.restartSteps(job, { kind: 'rescheduling', seconds: plan.scaleDownS });
+        detail = `scaled down to ${(this.cluster.tasksOf(job.spec.id) ?? []).filter((t) => t.role === 'worker').length} workers`;
+      } else {
+        this.host.stopRunning(job);
+        job.phase = 'queued';
+        job.restartPause = this.restartSteps(job, { kind: 'rescheduling', seconds: plan.replaceS });
+        this.host.requeue(job);
+        this.faults.log({ timeS: nowS, event: 'job-waiting', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: 'no healthy capacity: queued' });
+        return;
+      }
+    }
+    const restart = this.restartSteps(job, ...steps);
+    this.host.takeShape(job);
+    this.host.pause(job, restart);
+    const pauseS = restart.reduce((sum, step) => sum + step.seconds, 0);
+    this.faults.log({ timeS: nowS, event: 'job-recovering', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `${detail}; training resumes in ${Math.round(pauseS)} s` });
+  }
+
+  /**
+   * Shrinks an elastic job that lost only workers to the largest multiple of its node unit that
+   * its remaining workers allow (at least its minimum); false when it cannot.
+   */
+  private scaleDown(job: JobRuntime, lostTasks: readonly TaskPlacement[]): boolean {
+    const elastic = job.spec.elastic;
+    if (!elastic || lostTasks.some((t) => t.role !== 'worker')) return false;
+    const workers = (this.cluster.tasksOf(job.spec.id) ?? []).filter((t) => t.role === 'worker');
+    const keep = Math.min(elastic.maxReplicas, Math.floor(workers.length / elastic.unit) * elastic.unit);
+    if (keep < elastic.minReplicas) return false;
+    this.cluster.releaseTasks(job.spec.id, workers.slice(keep));
+    return true;
+  }
+
+  /** Grows jobs that recovery shrank back towards their requested workers, a node unit at a time, as capacity returns. */
+  growBack(): void {
+    for (const job of this.host.running) {
+      if (job.growBackPause === null || job.paused) continue;
+      const elastic = job.spec.elastic!;
+      const requested = job.spec.roles.find((r) => r.role === 'worker')!;
+      const missing = Math.min(requested.replicas, elastic.maxReplicas) - job.workers;
+      if (missing <= 0) {
+        job.growBackPause = null;
+        continue;
+      }
+      const scratch = new CapacityScratch(this.cluster);
+      let add: TaskPlacement[] = [];
+      for (let units = Math.floor(missing / elastic.unit); units > 0 && add.length === 0; units--) {
+        const replicas = Array.from({ length: units * elastic.unit }, () => ({ role: 'worker' as const, demand: requested.demand }));
+        add = this.placement.place(scratch, { jobId: job.spec.id, gpuTypes: job.spec.gpuTypes, jobKind: job.spec.kind, replicas }) ?? [];
+      }
+      if (add.length === 0) continue;
+      job.advanceTo(this.engine.nowS);
+      this.host.recordSpeedSample(job);
+      this.cluster.allocate(job.spec.id, add);
+      this.host.takeShape(job);
+      const steps = job.growBackPause;
+      if (job.workers >= Math.min(requested.replicas, elastic.maxReplicas)) job.growBackPause = null;
+      this.host.pause(job, steps);
+      this.faults.log({ timeS: this.engine.nowS, event: 'job-scaled-up', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `back to ${job.workers} workers` });
+    }
+  }
+
+  /** Product of the unrepaired slowdown factors of faults on the node (1 when none). */
+  private nodeSlowdown(nodeIndex: number): number {
+    let factor = 1;
+    for (const occurrence of this.slowedJobs.keys()) {
+      if (occurrence.nodeIndex === nodeIndex && occurrence.type.effect.kind === 'slowdown') factor *= occurrence.type.effect.factor;
+    }
+    return factor;
+  }
+
+  /** Seconds a restart spends loading the job's last checkpoint (the recovery stack's cost when it sets one). */
+  private checkpointLoadS(job: JobRuntime): number {
+    if (!job.spec.checkpoint) return 0;
+    return this.recovery.checkpointCosts?.loadS ?? job.spec.checkpoint.loadS;
+  }
+
+  /** Running jobs holding the GPU (or, with gpuIndex null, anything on the node), in start order. */
+  private jobsOn(nodeIndex: number, gpuIndex: number | null): JobRuntime[] {
+    return this.host.running.filter((job) =>
+      (this.cluster.tasksOf(job.spec.id) ?? []).some(
+        (t) => t.nodeIndex === nodeIndex && (gpuIndex === null || t.gpuIndices.includes(gpuIndex)),
+      ),
+    );
+  }
+
+  private logFault(event: string, occurrence: FaultOccurrence, jobId: string, detail: string): void {
+    this.faults.log({
+      timeS: this.engine.nowS,
+      event,
+      faultType: occurrence.type.name,
+      node: this.cluster.nodes[occurrence.nodeIndex]!.name,
+      gpu: occurrence.gpuIndex,
+      jobId,
+      detail,
+    });
+  }
+}
