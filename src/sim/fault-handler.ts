@@ -66,6 +66,10 @@ export class FaultHandler {
   private readonly slowedJobs = new Map<FaultOccurrence, JobRuntime>();
   /** Broken GPUs and networks the scheduler cannot see yet (the node looks healthy) until isolated. */
   private readonly hidden = new Set<FaultOccurrence>();
+  /** How often each pod's lineage was relaunched after a failure (pods that never were: absent). */
+  private readonly relaunches = new WeakMap<TaskPlacement, number>();
+  /** Replaced pods whose count a replacement already took. */
+  private readonly relaunchCounted = new WeakSet<TaskPlacement>();
 
   constructor(private readonly host: FaultHost) {
     this.engine = host.engine;
@@ -287,27 +291,31 @@ export class FaultHandler {
     if (plan.kind !== 'fail') job.restarts++;
     switch (plan.kind) {
       case 'fail':
-        this.host.stopRunning(job);
-        // Even the checkpointed work is lost: the job never completes.
-        job.lostSteps += job.progressSteps;
-        if (job.baseRateStepsPerS > 0) job.lostGpuS += (job.progressSteps / job.baseRateStepsPerS) * job.gpusWhenRunning;
-        job.progressSteps = 0;
-        job.phase = 'failed';
-        job.failureReason = 'fault';
-        job.endS = nowS;
-        this.host.jobEnded();
-        this.faults.log({ timeS: nowS, event: 'job-failed', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `recovery ${this.recovery.name}: ${plan.why}` });
-        return;
+        return this.fail(job, faultType, plan.why);
       case 'resubmit':
         this.host.stopRunning(job);
         job.phase = 'waiting';
         this.engine.scheduleAt(nowS + plan.detectS, { kind: 'job-resubmit', jobId: job.spec.id, rescheduleS: plan.rescheduleS });
         return;
       case 'in-place':
-        return this.recoverInPlace(job, plan, lostNodeIndices, tasks);
+        return this.recoverInPlace(job, plan, lostNodeIndices, tasks, faultType);
       default:
         assertNever(plan);
     }
+  }
+
+  /** Ends a running job for good after a fault: even its checkpointed work is lost. */
+  private fail(job: JobRuntime, faultType: string, why: string): void {
+    const nowS = this.engine.nowS;
+    this.host.stopRunning(job);
+    job.lostSteps += job.progressSteps;
+    if (job.baseRateStepsPerS > 0) job.lostGpuS += (job.progressSteps / job.baseRateStepsPerS) * job.gpusWhenRunning;
+    job.progressSteps = 0;
+    job.phase = 'failed';
+    job.failureReason = 'fault';
+    job.endS = nowS;
+    this.host.jobEnded();
+    this.faults.log({ timeS: nowS, event: 'job-failed', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `recovery ${this.recovery.name}: ${why}` });
   }
 
   /** True when the node, or one of the GPUs the tasks use on it, is down or broken. */
@@ -322,8 +330,10 @@ export class FaultHandler {
    * stragglers are found (and stragglers cordoned); the pods on lost or bad nodes are replaced on
    * healthy nodes, or the job shrinks to a multiple of its node unit, or, when neither is possible,
    * it waits in the queue for capacity. Then its processes restart and load the last checkpoint.
+   * A pod whose lineage used up the plan's relaunches is not replaced: a worker is dropped for good
+   * (the job shrinks, or fails when it cannot), any other pod fails the job.
    */
-  private recoverInPlace(job: JobRuntime, plan: InPlaceRecovery, lostNodeIndices: readonly number[], tasks: readonly TaskPlacement[]): void {
+  private recoverInPlace(job: JobRuntime, plan: InPlaceRecovery, lostNodeIndices: readonly number[], tasks: readonly TaskPlacement[], faultType: string): void {
     const nowS = this.engine.nowS;
     const steps: PauseStep[] = [{ kind: 'detecting', seconds: plan.detectS }];
     const bad = new Set(lostNodeIndices);
@@ -356,13 +366,26 @@ export class FaultHandler {
       if (plan.nodeCheck) {
         for (const occurrence of [...this.hidden]) if (bad.has(occurrence.nodeIndex)) this.isolate(occurrence, 'found by the node check');
       }
-      const replacement = this.placement.place(new CapacityScratch(this.cluster), {
-        jobId: job.spec.id,
-        gpuTypes: job.spec.gpuTypes,
-        jobKind: job.spec.kind,
-        replicas: badTasks.map((t) => ({ role: t.role, demand: t.demand })),
-      });
-      if (replacement) {
+      const maxRelaunches = plan.maxRelaunchesPerPod;
+      const exhausted = maxRelaunches === null ? [] : badTasks.filter((t) => (this.relaunches.get(t) ?? 0) >= maxRelaunches);
+      if (exhausted.some((t) => t.role !== 'worker')) return this.fail(job, faultType, `relaunches of a ${exhausted.find((t) => t.role !== 'worker')!.role} pod exhausted`);
+      const replacement =
+        exhausted.length > 0
+          ? null
+          : this.placement.place(new CapacityScratch(this.cluster), {
+              jobId: job.spec.id,
+              gpuTypes: job.spec.gpuTypes,
+              jobKind: job.spec.kind,
+              replicas: badTasks.map((t) => ({ role: t.role, demand: t.demand })),
+            });
+      if (exhausted.length > 0) {
+        if (plan.scaleDownS === null || !this.scaleDown(job, badTasks)) return this.fail(job, faultType, `relaunches of ${exhausted.length} worker pod(s) exhausted`);
+        // The dropped workers are not replaced for the rest of the job's life.
+        job.growBackPause = null;
+        steps.push({ kind: 'rescheduling', seconds: plan.scaleDownS });
+        detail = `relaunches exhausted: scaled down to ${(this.cluster.tasksOf(job.spec.id) ?? []).filter((t) => t.role === 'worker').length} workers`;
+      } else if (replacement) {
+        this.inheritRelaunches(badTasks, replacement);
         this.cluster.allocate(job.spec.id, replacement);
         steps.push({ kind: 'rescheduling', seconds: plan.replaceS });
         detail = `${badTasks.length} pods replaced`;
@@ -384,6 +407,16 @@ export class FaultHandler {
     this.host.pause(job, restart);
     const pauseS = restart.reduce((sum, step) => sum + step.seconds, 0);
     this.faults.log({ timeS: nowS, event: 'job-recovering', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `${detail}; training resumes in ${Math.round(pauseS)} s` });
+  }
+
+  /** Gives each replacement pod the relaunch count of the pod it replaces, plus one (role by role). */
+  private inheritRelaunches(replaced: readonly TaskPlacement[], replacements: readonly TaskPlacement[]): void {
+    for (const task of replacements) {
+      const predecessor = replaced.find((t) => t.role === task.role && !this.relaunchCounted.has(t));
+      if (!predecessor) continue;
+      this.relaunchCounted.add(predecessor);
+      this.relaunches.set(task, (this.relaunches.get(predecessor) ?? 0) + 1);
+    }
   }
 
   /**

@@ -123,6 +123,18 @@ describe('dlrover exit classes', () => {
     const details = result.timeline.filter((r) => r.event === 'job-recovering').map((r) => r.detail.split(';')[0]);
     expect(details).toEqual(['processes restarted', 'processes restarted', 'processes restarted', '1 pods replaced']);
   });
+
+  it('relaunches a pod lineage three times; after that the worker is dropped and the job goes on smaller', () => {
+    // The lineage of the pod on n0 moves to the spares n4, n5, n6 (pack takes the lowest free node),
+    // and each of those fails in turn.
+    const downs = [1000, 3000, 5000, 7000].map((timeS, i) => ({ timeS, type: NODE_DOWN, nodeIndex: [0, 4, 5, 6][i]!, gpuIndex: null, repairS: 1e6 }));
+    const result = run(8, llm(4, 50_000), downs, 'dlrover');
+    const details = result.timeline.filter((r) => r.event === 'job-recovering').map((r) => r.detail.split(';')[0]);
+    expect(details).toEqual(['1 pods replaced', '1 pods replaced', '1 pods replaced', 'relaunches exhausted: scaled down to 2 workers']);
+    // n7 stays free: the dropped worker is not replaced, so the job never grows back.
+    expect(result.timeline.some((r) => r.event === 'job-scaled-up')).toBe(false);
+    expect(result.jobs[0]!.phase).toBe('completed');
+  });
 });
 
 describe('torch-elastic recovery', () => {

@@ -27,6 +27,9 @@ export const DLROVER: DlroverOptions = { replaceS: 120, scaleDownS: 180, restart
 /** In-place process restarts DLRover's agent makes on a node before it gives up and its pod is relaunched (`--max-restarts`). */
 export const DLROVER_MAX_RESTARTS = 3;
 
+/** Relaunches a pod's lineage may take (DLRover's `max_relaunch_count`, default 3); the replacement inherits the count. */
+export const DLROVER_MAX_RELAUNCHES = 3;
+
 /**
  * `dlrover`: DLRover's elastic fault tolerance (REFERENCE §1, seed 001). The job master detects a
  * failure automatically in ~5 min (a hang only at the heartbeat timeout); the node check (GEMM +
@@ -38,10 +41,10 @@ export const DLROVER_MAX_RESTARTS = 3;
  *
  * Exit classes, as DLRover's job master treats them: a fatal exit (code 1/134) is not relaunched
  * and fails the job, except for all-reduce jobs, which DLRover always relaunches; hardware, killed
- * and unknown exits are relaunched (hardware ones on another node, the faulty one cordoned). A
- * node's agent restarts crashed processes in place up to 3 times; the next crash there relaunches
- * its pod. DLRover's limit of 3 relaunches per pod lineage is not modelled (the simulation does not
- * follow pods across relaunches).
+ * and unknown exits are relaunched (hardware ones on another node, the faulty one cordoned), each
+ * pod's lineage at most 3 times: past that, a worker is dropped for good (the job shrinks to its
+ * node unit, or fails below its minimum) and a PS or chief pod fails the job. A node's agent
+ * restarts crashed processes in place up to 3 times; the next crash there relaunches its pod.
  */
 export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy {
   const restartsByNode = new Map<string, number>();
@@ -67,6 +70,8 @@ export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy
         scaleDownS: options.scaleDownS,
         restartS: options.restartS,
         relaunchNodeIndices,
+        // A killed pod (137/143) is always relaunched; others while their lineage has relaunches left.
+        maxRelaunchesPerPod: exit === 'killed' ? null : DLROVER_MAX_RELAUNCHES,
       };
     },
   };

@@ -33,6 +33,8 @@ export interface InPlaceRecovery {
   readonly restartS: number;
   /** Nodes whose pods are relaunched although their hardware is fine (their agent gave up restarting). */
   readonly relaunchNodeIndices: readonly number[];
+  /** Relaunches a pod's lineage may take; a pod past it is not replaced (null = no limit). */
+  readonly maxRelaunchesPerPod: number | null;
 }
 
 /**
