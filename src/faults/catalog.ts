@@ -45,10 +45,10 @@ export type FaultCategory = 'hardware' | 'software' | 'network';
 
 /**
  * How the training process exits after the fault, as DLRover classes exit codes: hardware
- * (201/202/14), fatal (1/134: an error in the program), killed (137/143), unknown (anything else,
- * and a hang's watchdog or heartbeat timeout).
+ * (201/202/14), fatal (1/134: an error in the program), killed (137/143), oom (OOMKilled or 247),
+ * unknown (anything else, and a hang's watchdog or heartbeat timeout).
  */
-export type ExitClass = 'hardware' | 'fatal' | 'killed' | 'unknown';
+export type ExitClass = 'hardware' | 'fatal' | 'killed' | 'oom' | 'unknown';
 
 /** One kind of fault in a catalog. Invariant: at most one of the two rates is > 0; both are finite and ≥ 0. */
 export interface FaultType {
@@ -102,7 +102,7 @@ const EFFECT_KINDS = ['crash', 'gpu-down', 'node-down', 'network-down', 'hang', 
 const REPAIR_KINDS = ['none', 'fixed', 'exponential', 'lognormal'] as const;
 const SCOPES = ['gpu', 'node', 'link', 'job'] as const;
 const CATEGORIES = ['hardware', 'software', 'network'] as const;
-const EXIT_CLASSES = ['hardware', 'fatal', 'killed', 'unknown'] as const;
+const EXIT_CLASSES = ['hardware', 'fatal', 'killed', 'oom', 'unknown'] as const;
 
 
 const nonNegativeNumber = z.number(says('expected a number ≥ 0')).min(0, says('expected a number ≥ 0'));

@@ -22,6 +22,8 @@ export interface RoleSpec {
   /** Requested replica count (for elastic workers: the count the nominal speed refers to). */
   readonly replicas: number;
   readonly demand: ReplicaDemand;
+  /** Memory a replica really needs, in MiB, when more than it asks for (its pod is OOM-killed). */
+  readonly memUseMiB?: number;
 }
 
 /** Elastic bounds on the worker count; absent means rigid. */

@@ -124,6 +124,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     params: {
       resizePauseS: doc.sim?.resizePause ?? DEFAULT_SIM_PARAMS.resizePauseS,
       crossRackSlowdown: doc.sim?.crossRackSlowdown ?? DEFAULT_SIM_PARAMS.crossRackSlowdown,
+      oomAfterS: doc.sim?.oomAfter ?? DEFAULT_SIM_PARAMS.oomAfterS,
     },
     cluster,
     jobs,
@@ -345,12 +346,17 @@ function demandOf(role: { gpus: number; gpuMilli: number; cpuCores: number; memG
 }
 
 function roleOf(role: 'ps' | 'chief', doc: RoleDoc): RoleSpec {
-  return { role, replicas: doc.replicas, demand: demandOf(doc) };
+  return { role, replicas: doc.replicas, demand: demandOf(doc), ...memUseOf(doc) };
+}
+
+/** The role's real memory use in MiB, when the document gives one. */
+function memUseOf(doc: { memUseGiB?: number | undefined }): { memUseMiB?: number } {
+  return doc.memUseGiB === undefined ? {} : { memUseMiB: Math.round(doc.memUseGiB * 1024) };
 }
 
 /** A validated inline job as a JobSpec (`source` = "<file>: workload.jobs[i]"). */
 function buildJob(job: JobDoc, index: number, source: string): JobSpec {
-  const roles: RoleSpec[] = [{ role: 'worker', replicas: job.replicas, demand: demandOf(job) }];
+  const roles: RoleSpec[] = [{ role: 'worker', replicas: job.replicas, demand: demandOf(job), ...memUseOf(job) }];
   if (job.ps) roles.push(roleOf('ps', job.ps));
   if (job.chief) roles.push(roleOf('chief', job.chief));
   const { speed, totalSteps } = speedAndWork(job);

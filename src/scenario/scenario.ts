@@ -9,10 +9,12 @@ export interface SimParams {
   readonly resizePauseS: number;
   /** Step-time multiplier of an all-reduce job whose workers span more than one rack (>= 1). */
   readonly crossRackSlowdown: number;
+  /** Seconds of training after which a pod with less memory than its role uses is OOM-killed. */
+  readonly oomAfterS: number;
 }
 
 /** Defaults of SimParams (the scenario `sim` section's defaults). */
-export const DEFAULT_SIM_PARAMS: SimParams = { resizePauseS: 30, crossRackSlowdown: 1.25 };
+export const DEFAULT_SIM_PARAMS: SimParams = { resizePauseS: 30, crossRackSlowdown: 1.25, oomAfterS: 600 };
 
 /** The faults a run injects: a rate catalog (already scaled and overridden) and replayed trace faults. */
 export interface FaultSetup {

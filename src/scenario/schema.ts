@@ -90,6 +90,7 @@ const roleSchema = z
     gpuMilli: gpuMilliSchema.default(1000),
     cpuCores: positiveNumber.default(1),
     memGiB: positiveNumber.default(4),
+    memUseGiB: positiveNumber.optional(),
   })
   .superRefine(checkGpuShare);
 
@@ -137,6 +138,7 @@ const jobSchema = z
     gpuMilli: gpuMilliSchema.default(1000),
     cpuCores: positiveNumber.default(1),
     memGiB: positiveNumber.default(4),
+    memUseGiB: positiveNumber.optional(),
     duration: positiveDurationS.optional(),
     steps: positiveNumber.optional(),
     startup: durationS.default(0),
@@ -395,6 +397,7 @@ export const scenarioSchema = z
               .number(says('expected a number >= 1'))
               .min(1, says('expected a number >= 1'))
               .default(1.25),
+            oomAfter: positiveDurationS.default(600),
           },
           says('expected a mapping'),
         )

@@ -27,4 +27,6 @@ export type SimEvent =
   /** A crashed job is resubmitted (manual recovery noticed the failure). */
   | { readonly kind: 'job-resubmit'; readonly jobId: string; readonly rescheduleS: number }
   /** A hung job's watchdog fires; stale unless the job is still in that same hang. */
-  | { readonly kind: 'job-hang-timeout'; readonly jobId: string; readonly hang: number };
+  | { readonly kind: 'job-hang-timeout'; readonly jobId: string; readonly hang: number }
+  /** A pod short of memory is OOM-killed; stale unless the job is still in that same stretch of training. */
+  | { readonly kind: 'job-oom'; readonly jobId: string; readonly trainingStart: number };

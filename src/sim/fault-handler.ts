@@ -1,13 +1,15 @@
 import type { Engine } from '../engine/engine.js';
 import { RandomStreams } from '../engine/random.js';
 import { assertNever } from '../errors.js';
+import { exitClassOf } from '../faults/catalog.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import { RateInjector } from '../faults/rate-injector.js';
 import type { TaskPlacement } from '../model/allocation.js';
 import { CapacityScratch } from '../model/capacity.js';
 import type { ClusterState } from '../model/cluster-state.js';
+import type { ReplicaDemand } from '../model/job-spec.js';
 import { runNodeCheck } from '../policies/recovery/node-check.js';
-import type { InPlaceRecovery, RecoveryPolicy } from '../policies/recovery/types.js';
+import type { CrashCause, InPlaceRecovery, RecoveryPolicy } from '../policies/recovery/types.js';
 import type { PlacementPolicy } from '../policies/types.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
@@ -271,7 +273,7 @@ export class FaultHandler {
    * A job's training processes died: it rolls back to its last checkpoint (one further after silent
    * corruption) and its recovery policy decides what follows.
    */
-  crash(job: JobRuntime, occurrence: FaultOccurrence | null, why: string): void {
+  crash(job: JobRuntime, occurrence: FaultOccurrence | null, why: string, oomTask: TaskPlacement | null = null): void {
     // A job another job's recovery already crashed in this instant (e.g. through isolate()) is not running any more.
     if (job.phase !== 'running') return;
     const nowS = this.engine.nowS;
@@ -284,7 +286,16 @@ export class FaultHandler {
     const tasks = [...(this.cluster.tasksOf(job.spec.id) ?? [])];
     const lostNodeIndices = [...new Set(tasks.map((t) => t.nodeIndex))].filter((i) => this.lostHardware(i, tasks));
     const rankZeroNodeIndex = tasks.find((t) => t.role === 'worker')?.nodeIndex ?? null;
-    const cause = { fault: occurrence?.type ?? null, hardwareLost, lostNodeIndices, rankZeroNodeIndex, faultNodeIndex: occurrence?.nodeIndex ?? null };
+    // An OOM kill: the pod the simulation found short of memory, or for a catalog fault that exits with OOM, the job's pod on that node.
+    const oomed = oomTask ?? (occurrence && exitClassOf(occurrence.type) === 'oom' ? (tasks.find((t) => t.nodeIndex === occurrence.nodeIndex) ?? null) : null);
+    const cause: CrashCause = {
+      fault: occurrence?.type ?? null,
+      hardwareLost,
+      lostNodeIndices,
+      rankZeroNodeIndex,
+      faultNodeIndex: oomTask?.nodeIndex ?? occurrence?.nodeIndex ?? null,
+      oom: oomed && { role: oomed.role, memMiB: oomed.demand.memMiB },
+    };
     const plan = this.recovery.onCrash(job, cause, nowS);
     job.hung = false;
     this.host.markDirty();
@@ -298,7 +309,7 @@ export class FaultHandler {
         this.engine.scheduleAt(nowS + plan.detectS, { kind: 'job-resubmit', jobId: job.spec.id, rescheduleS: plan.rescheduleS });
         return;
       case 'in-place':
-        return this.recoverInPlace(job, plan, lostNodeIndices, tasks, faultType);
+        return this.recoverInPlace(job, plan, cause, tasks, faultType);
       default:
         assertNever(plan);
     }
@@ -333,7 +344,8 @@ export class FaultHandler {
    * A pod whose lineage used up the plan's relaunches is not replaced: a worker is dropped for good
    * (the job shrinks, or fails when it cannot), any other pod fails the job.
    */
-  private recoverInPlace(job: JobRuntime, plan: InPlaceRecovery, lostNodeIndices: readonly number[], tasks: readonly TaskPlacement[], faultType: string): void {
+  private recoverInPlace(job: JobRuntime, plan: InPlaceRecovery, cause: CrashCause, tasks: readonly TaskPlacement[], faultType: string): void {
+    const lostNodeIndices = cause.lostNodeIndices;
     const nowS = this.engine.nowS;
     const steps: PauseStep[] = [{ kind: 'detecting', seconds: plan.detectS }];
     const bad = new Set(lostNodeIndices);
@@ -376,7 +388,7 @@ export class FaultHandler {
               jobId: job.spec.id,
               gpuTypes: job.spec.gpuTypes,
               jobKind: job.spec.kind,
-              replicas: badTasks.map((t) => ({ role: t.role, demand: t.demand })),
+              replicas: badTasks.map((t) => ({ role: t.role, demand: this.relaunchDemand(t, plan, cause) })),
             });
       if (exhausted.length > 0) {
         if (plan.scaleDownS === null || !this.scaleDown(job, badTasks)) return this.fail(job, faultType, `relaunches of ${exhausted.length} worker pod(s) exhausted`);
@@ -407,6 +419,39 @@ export class FaultHandler {
     this.host.pause(job, restart);
     const pauseS = restart.reduce((sum, step) => sum + step.seconds, 0);
     this.faults.log({ timeS: nowS, event: 'job-recovering', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `${detail}; training resumes in ${Math.round(pauseS)} s` });
+  }
+
+  /** What a relaunched pod asks for: an OOM-killed role's pods on the OOM node get the plan's memory. */
+  private relaunchDemand(task: TaskPlacement, plan: InPlaceRecovery, cause: CrashCause): ReplicaDemand {
+    const oomed = plan.relaunchMemMiB !== null && cause.oom?.role === task.role && task.nodeIndex === cause.faultNodeIndex;
+    return oomed ? { ...task.demand, memMiB: Math.max(task.demand.memMiB, plan.relaunchMemMiB!) } : task.demand;
+  }
+
+  /** Training (re)begins: a pod with less memory than its role uses is OOM-killed `sim.oomAfter` later. */
+  onTrainingStart(job: JobRuntime): void {
+    job.trainingStarts++;
+    if (this.shortOfMemory(job)) {
+      this.engine.scheduleAt(this.engine.nowS + this.scenario.params.oomAfterS, { kind: 'job-oom', jobId: job.spec.id, trainingStart: job.trainingStarts });
+    }
+  }
+
+  /** The OOM killer ends the first pod of the job that has less memory than its role uses. */
+  onOom(job: JobRuntime): void {
+    const task = this.shortOfMemory(job);
+    if (!task) return;
+    const useMiB = job.spec.roles.find((r) => r.role === task.role)!.memUseMiB!;
+    const detail = `${task.role} pod with ${task.demand.memMiB / 1024} GiB uses ${useMiB / 1024} GiB`;
+    this.faults.log({ timeS: this.engine.nowS, event: 'job-oom', faultType: '', node: this.cluster.nodes[task.nodeIndex]!.name, gpu: null, jobId: job.spec.id, detail });
+    this.crash(job, null, 'OOM-killed', task);
+  }
+
+  /** The job's first pod with less memory than its role uses, if any. */
+  private shortOfMemory(job: JobRuntime): TaskPlacement | null {
+    for (const task of this.cluster.tasksOf(job.spec.id) ?? []) {
+      const useMiB = job.spec.roles.find((r) => r.role === task.role)?.memUseMiB;
+      if (useMiB !== undefined && task.demand.memMiB < useMiB) return task;
+    }
+    return null;
   }
 
   /** Gives each replacement pod the relaunch count of the pod it replaces, plus one (role by role). */

@@ -3,7 +3,8 @@ import type { TaskPlacement } from '../model/allocation.js';
 import type { JobSpec, ReplicaDemand } from '../model/job-spec.js';
 
 /**
- * Checks that a job's tasks form a shape it may run with: each task asks exactly its role's demand;
+ * Checks that a job's tasks form a shape it may run with: each task asks its role's demand (memory
+ * may be more, after an OOM relaunch);
  * workers number the requested count, or for an elastic job a multiple of its unit within its
  * bounds; PS jobs that are elastic may run any positive number of parameter servers; other roles
  * their requested count. A breach is a policy bug (InvariantError).
@@ -12,7 +13,7 @@ export function checkShape(spec: JobSpec, tasks: readonly TaskPlacement[], polic
   for (const role of spec.roles) {
     const mine = tasks.filter((t) => t.role === role.role);
     for (const task of mine) {
-      if (!sameDemand(task.demand, role.demand)) {
+      if (!demandFits(task.demand, role.demand)) {
         throw new InvariantError(`${policy}: job ${spec.id} got a ${role.role} task with another demand than its spec`);
       }
     }
@@ -35,6 +36,6 @@ export function checkShape(spec: JobSpec, tasks: readonly TaskPlacement[], polic
   }
 }
 
-function sameDemand(a: ReplicaDemand, b: ReplicaDemand): boolean {
-  return a === b || (a.gpus === b.gpus && a.gpuMilli === b.gpuMilli && a.cpuMilli === b.cpuMilli && a.memMiB === b.memMiB);
+function demandFits(task: ReplicaDemand, role: ReplicaDemand): boolean {
+  return task === role || (task.gpus === role.gpus && task.gpuMilli === role.gpuMilli && task.cpuMilli === role.cpuMilli && task.memMiB >= role.memMiB);
 }

@@ -170,6 +170,10 @@ export class Simulation {
         const job = this.jobsById.get(event.jobId);
         return job === undefined || job.phase !== 'running' || job.epoch !== event.epoch;
       }
+      case 'job-oom': {
+        const job = this.jobsById.get(event.jobId);
+        return job === undefined || job.phase !== 'running' || job.trainingStarts !== event.trainingStart;
+      }
       case 'job-hang-timeout': {
         const job = this.jobsById.get(event.jobId);
         return job === undefined || job.phase !== 'running' || !job.hung || job.hangs !== event.hang;
@@ -210,6 +214,8 @@ export class Simulation {
         return this.faultHandler.onBrokenStart(this.job(event.jobId));
       case 'job-hang-timeout':
         return this.faultHandler.crash(this.job(event.jobId), null, 'watchdog timeout');
+      case 'job-oom':
+        return this.faultHandler.onOom(this.job(event.jobId));
       case 'checkpoint':
         return this.onCheckpoint(this.job(event.jobId));
       case 'checkpoint-done':
@@ -265,6 +271,7 @@ export class Simulation {
     job.paused = false;
     job.shapeSinceS = this.engine.nowS;
     this.refreshRate(job);
+    this.faultHandler.onTrainingStart(job);
     this.faultHandler.checkBrokenStart(job);
   }
 
@@ -374,6 +381,7 @@ export class Simulation {
     this.cluster.allocate(job.spec.id, tasks);
     const restarting = job.firstStartS !== null;
     job.phase = 'running';
+    job.paused = false;
     job.firstStartS ??= nowS;
     this.running.push(job);
     this.takeShape(job);
@@ -384,6 +392,7 @@ export class Simulation {
     } else {
       this.pause(job, [{ kind: 'starting', seconds: job.spec.startupS ?? 0 }]);
     }
+    if (!job.paused) this.faultHandler.onTrainingStart(job);
     this.faultHandler.checkBrokenStart(job);
   }
 

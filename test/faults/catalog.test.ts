@@ -237,7 +237,7 @@ describe('scaledCatalog', () => {
     const scaled = scaledCatalog(ant, 1, { 'nccl-error': { exit: 'killed' } });
     expect(exitClassOf(typeNamed(scaled, 'nccl-error'))).toBe('killed');
     const error = configErrorOf(() => scaledCatalog(ant, 1, { 'nccl-error': { exit: 'oops' } as never }));
-    expect(error.message).toContain('nccl-error.exit: expected one of hardware, fatal, killed, unknown');
+    expect(error.message).toContain('nccl-error.exit: expected one of hardware, fatal, killed, oom, unknown');
   });
 
   it('an unknown name is a ConfigError naming it and listing the known names', () => {

@@ -297,6 +297,19 @@ describe('loadScenario: building the scenario', () => {
     ]);
   });
 
+  it('reads memory use, start-up and the OOM delay', async () => {
+    const scenario = await load(
+      `sim: {oomAfter: 5m}\n${withJobs('    - {kind: ps, steps: 100, memGiB: 8, memUseGiB: 9.5, startup: 2m, ps: {memGiB: 16, memUseGiB: 20}}\n')}`,
+    );
+    expect(scenario.params.oomAfterS).toBe(300);
+    const job = scenario.jobs[0]!;
+    expect(job.startupS).toBe(120);
+    expect(job.roles.map((r) => [r.role, r.demand.memMiB, r.memUseMiB])).toEqual([
+      ['worker', 8192, 9728],
+      ['ps', 16_384, 20_480],
+    ]);
+  });
+
   it('expands node groups in order with zero-padded names and racks', async () => {
     const scenario = (await load(
       'name: racks\nsim: {horizon: 30d}\ncluster:\n  nodes:\n    - {group: gpu, count: 5, gpus: 4, gpuType: V100, cpuCores: 32.5, memGiB: 256, nodesPerRack: 2}\n    - {count: 1, cpuCores: 8, memGiB: 16}\nworkload: {jobs: [{duration: 1h}]}\n',

@@ -1,4 +1,5 @@
 import { exitClassOf } from '../../faults/catalog.js';
+import type { Role } from '../../model/job-spec.js';
 import type { RecoveryPolicy } from './types.js';
 
 /** Parameters of DLRover's fault tolerance (seed 001's table), in seconds. */
@@ -30,6 +31,19 @@ export const DLROVER_MAX_RESTARTS = 3;
 /** Relaunches a pod's lineage may take (DLRover's `max_relaunch_count`, default 3); the replacement inherits the count. */
 export const DLROVER_MAX_RELAUNCHES = 3;
 
+/** Memory at which DLRover stops relaunching OOM-killed pods (its MAX_MEMORY, 64 GiB), in MiB. */
+export const DLROVER_MAX_MEMORY_MIB = 65_536;
+
+/**
+ * Memory DLRover gives a pod relaunched after an OOM kill, in MiB: twice the current (capped at
+ * 64 GiB, except for PS pods), at least the requested, and at most 8 GiB more than the current.
+ */
+export function oomRelaunchMemMiB(role: Role, currentMiB: number, requestedMiB: number): number {
+  const doubled = role === 'ps' ? currentMiB * 2 : Math.min(currentMiB * 2, DLROVER_MAX_MEMORY_MIB);
+  const target = Math.max(doubled, requestedMiB);
+  return currentMiB + Math.min(target - currentMiB, 8192);
+}
+
 /**
  * `dlrover`: DLRover's elastic fault tolerance (REFERENCE §1, seed 001). The job master detects a
  * failure automatically in ~5 min (a hang only at the heartbeat timeout); the node check (GEMM +
@@ -44,7 +58,9 @@ export const DLROVER_MAX_RELAUNCHES = 3;
  * and unknown exits are relaunched (hardware ones on another node, the faulty one cordoned), each
  * pod's lineage at most 3 times: past that, a worker is dropped for good (the job shrinks to its
  * node unit, or fails below its minimum) and a PS or chief pod fails the job. A node's agent
- * restarts crashed processes in place up to 3 times; the next crash there relaunches its pod.
+ * restarts crashed processes in place up to 3 times; the next crash there relaunches its pod. An
+ * OOM-killed pod is relaunched with more memory (`oomRelaunchMemMiB`) until it has 64 GiB, after
+ * which the job fails; in an all-reduce job it is not relaunched (the worker is dropped).
  */
 export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy {
   const restartsByNode = new Map<string, number>();
@@ -53,8 +69,24 @@ export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy
     checkpointCosts: { saveS: options.checkpointSaveS, loadS: options.checkpointLoadS },
     isolationDelayS: () => options.detectS,
     onCrash: (job, cause) => {
-      const exit = cause.fault ? exitClassOf(cause.fault) : 'unknown';
+      const exit = cause.oom ? 'oom' : cause.fault ? exitClassOf(cause.fault) : 'unknown';
       if (exit === 'fatal' && job.spec.kind !== 'allreduce') return { kind: 'fail', why: 'fatal exit: not relaunched' };
+      const inPlace = {
+        kind: 'in-place' as const,
+        detectS: options.detectS,
+        nodeCheck: true,
+        replaceS: options.replaceS,
+        scaleDownS: options.scaleDownS,
+        restartS: options.restartS,
+      };
+      if (cause.oom && cause.faultNodeIndex !== null) {
+        const relaunch = { ...inPlace, relaunchNodeIndices: [cause.faultNodeIndex] };
+        // All-reduce jobs: no relaunch after an OOM (a lineage limit of 0 drops the pod).
+        if (job.spec.kind === 'allreduce') return { ...relaunch, maxRelaunchesPerPod: 0, relaunchMemMiB: null };
+        if (cause.oom.memMiB >= DLROVER_MAX_MEMORY_MIB) return { kind: 'fail', why: 'OOM with 64 GiB: not relaunched' };
+        const requestedMiB = job.spec.roles.find((r) => r.role === cause.oom!.role)!.demand.memMiB;
+        return { ...relaunch, maxRelaunchesPerPod: DLROVER_MAX_RELAUNCHES, relaunchMemMiB: oomRelaunchMemMiB(cause.oom.role, cause.oom.memMiB, requestedMiB) };
+      }
       const relaunchNodeIndices: number[] = [];
       if (!cause.hardwareLost && cause.faultNodeIndex !== null) {
         const key = `${job.spec.id}:${cause.faultNodeIndex}`;
@@ -63,15 +95,11 @@ export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy
         if (restarts > DLROVER_MAX_RESTARTS) relaunchNodeIndices.push(cause.faultNodeIndex);
       }
       return {
-        kind: 'in-place',
-        detectS: options.detectS,
-        nodeCheck: true,
-        replaceS: options.replaceS,
-        scaleDownS: options.scaleDownS,
-        restartS: options.restartS,
+        ...inPlace,
         relaunchNodeIndices,
         // A killed pod (137/143) is always relaunched; others while their lineage has relaunches left.
         maxRelaunchesPerPod: exit === 'killed' ? null : DLROVER_MAX_RELAUNCHES,
+        relaunchMemMiB: null,
       };
     },
   };

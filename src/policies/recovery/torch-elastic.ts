@@ -30,7 +30,7 @@ export function createTorchElastic(options: TorchElasticOptions = TORCH_ELASTIC)
         const nextPollS = (Math.floor(nowS / MANUAL_RECOVERY.pollS) + 1) * MANUAL_RECOVERY.pollS;
         return { kind: 'resubmit', detectS: nextPollS - nowS, rescheduleS: MANUAL_RECOVERY.rescheduleS };
       }
-      return { kind: 'in-place', detectS: 0, nodeCheck: false, replaceS: options.replaceS, scaleDownS: options.restartS, restartS: options.restartS, relaunchNodeIndices: [], maxRelaunchesPerPod: null };
+      return { kind: 'in-place', detectS: 0, nodeCheck: false, replaceS: options.replaceS, scaleDownS: options.restartS, restartS: options.restartS, relaunchNodeIndices: [], maxRelaunchesPerPod: null, relaunchMemMiB: null };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { FaultType } from '../../faults/catalog.js';
+import type { Role } from '../../model/job-spec.js';
 import type { JobView } from '../types.js';
 
 /** Why a job's training processes died, and what of its hardware is gone. */
@@ -13,6 +14,8 @@ export interface CrashCause {
   readonly rankZeroNodeIndex: number | null;
   /** Node the fault hit (null for a hang's watchdog). */
   readonly faultNodeIndex: number | null;
+  /** Set when a pod was OOM-killed: its role and memory (the fault is null then). */
+  readonly oom: { readonly role: Role; readonly memMiB: number } | null;
 }
 
 /** What an in-place recovery costs and may do, in seconds. */
@@ -35,6 +38,8 @@ export interface InPlaceRecovery {
   readonly relaunchNodeIndices: readonly number[];
   /** Relaunches a pod's lineage may take; a pod past it is not replaced (null = no limit). */
   readonly maxRelaunchesPerPod: number | null;
+  /** Memory in MiB the relaunched pods of the OOM-killed role get (null: unchanged). */
+  readonly relaunchMemMiB: number | null;
 }
 
 /**
