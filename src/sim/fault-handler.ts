@@ -265,7 +265,7 @@ export class FaultHandler {
     job.hangs++;
     this.host.refreshRate(job);
     this.logFault('job-hang', occurrence, job.spec.id, 'training stalls until the watchdog fires');
-    const timeoutS = this.scenario.faults!.hangTimeoutS;
+    const timeoutS = Math.min(this.scenario.faults!.hangTimeoutS, this.recovery.hangTimeoutS ?? Infinity);
     this.engine.scheduleAt(this.engine.nowS + timeoutS, { kind: 'job-hang-timeout', jobId: job.spec.id, hang: job.hangs });
   }
 

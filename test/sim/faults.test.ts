@@ -89,4 +89,15 @@ describe('faults in the simulation (no recovery policy)', () => {
     expect(b!.firstStartS).toBe(700);
     expect(result.timeline.map((r) => r.event)).toEqual(['fault', 'job-hang', 'job-crash', 'job-failed']);
   });
+
+  it('under dlrover a hang ends at the heartbeat timeout (600 s) when the watchdog is slower', () => {
+    const replay = [{ timeS: 100, type: HANG, nodeIndex: 0, gpuIndex: 2, repairS: 0 }];
+    const crashAt = (hangTimeoutS: number) => {
+      const scenario = { ...withFaults(scenarioOf(gpuCluster(2, 8), [batchJob('a', 0, 8, 5000)]), replay, hangTimeoutS), recovery: 'dlrover' };
+      const result = new Simulation(scenario, { checkInvariants: true }).run();
+      return result.timeline.find((r) => r.event === 'job-crash')!.timeS;
+    };
+    expect(crashAt(1800)).toBe(700);
+    expect(crashAt(300)).toBe(400);
+  });
 });

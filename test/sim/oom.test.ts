@@ -3,7 +3,7 @@ import type { JobSpec } from '../../src/model/job-spec.js';
 import { oomRelaunchMemMiB } from '../../src/policies/recovery/dlrover.js';
 import type { Scenario } from '../../src/scenario/scenario.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { allreduceJob, gpuCluster, scenarioOf } from '../helpers.js';
+import { allreduceJob, faultType, gpuCluster, scenarioOf } from '../helpers.js';
 
 const GIB = 1024;
 
@@ -72,6 +72,18 @@ describe('OOM kills and DLRover relaunching with more memory', () => {
     // Every worker is short of memory: each start loses one until the job cannot shrink further.
     expect(recovering[0]).toBe('relaunches exhausted: scaled down to 2 workers');
     expect(result.jobs[0]!.phase).toBe('failed');
+  });
+
+  it('treats a catalog fault that exits with OOM like an OOM kill of the job pod on that node', () => {
+    const oomFault = { ...faultType('host-oom', { kind: 'crash' }), exit: 'oom' as const };
+    const job = allreduceJob('llm', { workers: 4, totalSteps: 5000, elastic: { minReplicas: 2, maxReplicas: 4, unit: 2 } });
+    const scenario: Scenario = {
+      ...scenarioOf(gpuCluster(8, 8, 100), [job], { policy: 'dlrover', horizonS: 86_400 }),
+      faults: { catalog: { name: 't', description: '', source: '', types: [] }, replay: [{ timeS: 1000, type: oomFault, nodeIndex: 1, gpuIndex: 0, repairS: 0 }], hangTimeoutS: 600 },
+    };
+    const result = new Simulation(scenario, { checkInvariants: true }).run();
+    expect(result.timeline.find((r) => r.event === 'job-recovering')!.detail.split(';')[0]).toBe('relaunches exhausted: scaled down to 2 workers');
+    expect(result.jobs[0]!.phase).toBe('completed');
   });
 
   it('manual recovery resubmits the job as it was: it is OOM-killed again every time', () => {

@@ -20,10 +20,12 @@ export interface DlroverOptions {
    * runs on is taken out of service after it.
    */
   readonly detectS: number;
+  /** A node whose training stops reporting this long is declared failed (DLRover's heartbeat timeout, 600 s). */
+  readonly heartbeatTimeoutS: number;
 }
 
 /** Defaults of DLRover's fault tolerance (REFERENCE §1). */
-export const DLROVER: DlroverOptions = { replaceS: 120, scaleDownS: 180, restartS: 0, checkpointSaveS: 60, checkpointLoadS: 240, detectS: 300 };
+export const DLROVER: DlroverOptions = { replaceS: 120, scaleDownS: 180, restartS: 0, checkpointSaveS: 60, checkpointLoadS: 240, detectS: 300, heartbeatTimeoutS: 600 };
 
 /** In-place process restarts DLRover's agent makes on a node before it gives up and its pod is relaunched (`--max-restarts`). */
 export const DLROVER_MAX_RESTARTS = 3;
@@ -67,6 +69,7 @@ export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy
   return {
     name: 'dlrover',
     checkpointCosts: { saveS: options.checkpointSaveS, loadS: options.checkpointLoadS },
+    hangTimeoutS: options.heartbeatTimeoutS,
     isolationDelayS: () => options.detectS,
     onCrash: (job, cause) => {
       const exit = cause.oom ? 'oom' : cause.fault ? exitClassOf(cause.fault) : 'unknown';

@@ -68,6 +68,8 @@ export interface RecoveryPolicy {
   readonly name: string;
   /** Save and load costs that replace the jobs' own (the stack's checkpointing), when set. */
   readonly checkpointCosts?: CheckpointCosts;
+  /** Seconds after which the stack itself declares a hung job failed (a heartbeat timeout), when it watches; the scenario's watchdog may fire first. */
+  readonly hangTimeoutS?: number;
   /** The plan for a job that just crashed at `nowS`. */
   onCrash(job: JobView, cause: CrashCause, nowS: number): RecoveryPlan;
   /**
