@@ -4,6 +4,7 @@ import { autoscalePolicies, placementPolicies, recoveryPolicies, schedulingPolic
 import { alignColumns } from '../report/summary-table.js';
 import { catalogNames, loadCatalog, totalRatePerGpuDay } from '../faults/catalog.js';
 import { traceFormats } from '../workload/formats.js';
+import { formatDurationS } from '../scenario/duration.js';
 import { printJson } from './output.js';
 
 interface ListArgs {
@@ -16,6 +17,7 @@ export function listing(): {
   policies: { scheduling: string[]; placement: string[]; recovery: string[]; autoscale: string[] };
   traceFormats: Record<string, { description: string; files: string; machineList: boolean }>;
   faultCatalogs: Record<string, { description: string; faultTypes: number; ratePerGpuDay: number }>;
+  recoveryTimesS: Record<string, Record<string, number>>;
 } {
   return {
     presets,
@@ -33,6 +35,13 @@ export function listing(): {
         const catalog = loadCatalog(name);
         return [name, { description: catalog.description, faultTypes: catalog.types.length, ratePerGpuDay: totalRatePerGpuDay(catalog, 8) }];
       }),
+    ),
+    // Keyed as a scenario's `recoveryTimes` names them (without the S suffix).
+    recoveryTimesS: Object.fromEntries(
+      Object.entries(recoveryPolicies).map(([name, entry]) => [
+        name,
+        Object.fromEntries(Object.entries(entry.defaultTimesS).map(([key, seconds]) => [key.replace(/S$/, ''), seconds])),
+      ]),
     ),
   };
 }
@@ -66,6 +75,12 @@ export const listCommand: CommandModule<object, ListArgs> = {
         Object.entries(data.faultCatalogs).map(([name, c]) => [`  ${name}`, `${c.faultTypes} types`, `${(c.ratePerGpuDay * 100).toFixed(3)}%/GPU-day`, c.description]),
         true,
       ),
+      '',
+      'recovery times (scenario recoveryTimes; defaults):',
+      ...Object.entries(data.recoveryTimesS).map(([name, times]) => {
+        const pairs = Object.entries(times).map(([key, seconds]) => `${key} ${formatDurationS(seconds)}`);
+        return `  ${name.padEnd(13)} ${pairs.length > 0 ? pairs.join(', ') : '(none)'}`;
+      }),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   },

@@ -131,8 +131,14 @@ describe('dlsim CLI', () => {
     const text = dlsim('list');
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/fifo\s+scheduling=fifo placement=pack/);
-    const json = JSON.parse(dlsim('list', '--json').stdout) as { presets: Record<string, unknown>; policies: { scheduling: string[] } };
+    expect(text.stdout).toMatch(/dlrover\s+replace 2m, scaleDown 3m, .*detect 5m/);
+    const json = JSON.parse(dlsim('list', '--json').stdout) as {
+      presets: Record<string, unknown>;
+      policies: { scheduling: string[] };
+      recoveryTimesS: Record<string, Record<string, number>>;
+    };
     expect(Object.keys(json.presets)).toContain('fifo');
     expect(json.policies.scheduling).toContain('fifo');
+    expect(json.recoveryTimesS['manual']).toMatchObject({ poll: 600, reschedule: 300 });
   });
 });
