@@ -299,11 +299,11 @@ export class FaultHandler {
     const plan = this.recovery.onCrash(job, cause, nowS);
     job.hung = false;
     this.host.markDirty();
-    if (plan.kind !== 'fail') job.restarts++;
     switch (plan.kind) {
       case 'fail':
         return this.fail(job, faultType, plan.why);
       case 'resubmit':
+        job.restarts++;
         this.host.stopRunning(job);
         job.phase = 'waiting';
         this.engine.scheduleAt(nowS + plan.detectS, { kind: 'job-resubmit', jobId: job.spec.id, rescheduleS: plan.rescheduleS });
@@ -406,6 +406,7 @@ export class FaultHandler {
         job.growBackPause = this.restartSteps(job, { kind: 'rescheduling', seconds: plan.scaleDownS });
         detail = `scaled down to ${(this.cluster.tasksOf(job.spec.id) ?? []).filter((t) => t.role === 'worker').length} workers`;
       } else {
+        job.restarts++;
         this.host.stopRunning(job);
         job.phase = 'queued';
         job.restartPause = this.restartSteps(job, { kind: 'rescheduling', seconds: plan.replaceS });
@@ -414,6 +415,7 @@ export class FaultHandler {
         return;
       }
     }
+    job.restarts++;
     const restart = this.restartSteps(job, ...steps);
     this.host.takeShape(job);
     this.host.pause(job, restart);

@@ -62,6 +62,8 @@ describe('OOM kills and DLRover relaunching with more memory', () => {
     ]);
     expect(result.jobs[0]!.phase).toBe('failed');
     expect(result.timeline.at(-1)!.detail).toBe('recovery dlrover: relaunches of a ps pod exhausted');
+    // Three relaunches; the fourth OOM kill ends the job and is not a restart.
+    expect(result.jobs[0]!.restarts).toBe(3);
   });
 
   it('does not relaunch an OOM-killed worker of an all-reduce job: the job goes on without it', () => {
