@@ -1,6 +1,6 @@
 import type { FaultEffect, FaultType } from '../src/faults/catalog.js';
 import type { ClusterSpec, NodeSpec } from '../src/model/cluster-spec.js';
-import type { CheckpointSpec, ElasticSpec, JobSpec, ReplicaDemand } from '../src/model/job-spec.js';
+import type { CheckpointSpec, ElasticSpec, JobSpec, ReplicaDemand, RoleSpec } from '../src/model/job-spec.js';
 import { DEFAULT_SIM_PARAMS, type Scenario } from '../src/scenario/scenario.js';
 
 /** A cluster of `count` identical GPU nodes, `perRack` to a rack. */
@@ -84,6 +84,28 @@ export function scenarioOf(cluster: ClusterSpec, jobs: JobSpec[], overrides: Par
     faults: null,
     warnings: [],
     ...overrides,
+  };
+}
+
+/** The Optimus PS speed constants the tests use. */
+export const PS_SPEED = { t0: 0.1, t1: 0.02, t2: 0.002, t3: 0.005 } as const;
+
+/** A CPU-only PS job of `workers` workers (4 cores, 8 GiB) and the given PS role, training at the Optimus async speed. */
+export function psJob(id: string, workers: number, ps: Omit<RoleSpec, 'role'>, totalSteps: number): JobSpec {
+  return {
+    id,
+    kind: 'ps',
+    submitS: 0,
+    user: '',
+    gpuTypes: [],
+    roles: [
+      { role: 'worker', replicas: workers, demand: { gpus: 0, gpuMilli: 1000, cpuMilli: 4000, memMiB: 8192 } },
+      { role: 'ps', ...ps },
+    ],
+    elastic: null,
+    totalSteps,
+    speed: { kind: 'ps-async', ...PS_SPEED },
+    source: `test:${id}`,
   };
 }
 

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { JobSpec } from '../../src/model/job-spec.js';
 import { allreduceStepTimeS } from '../../src/model/speed.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { allreduceJob, batchJob, gpuCluster, scenarioOf } from '../helpers.js';
+import { allreduceJob, batchJob, gpuCluster, PS_SPEED, psJob, scenarioOf } from '../helpers.js';
 
 describe('fluid job progress', () => {
   it('finishes a job slowed mid-run at the exact analytic time', () => {
@@ -38,22 +37,8 @@ describe('fluid job progress', () => {
   });
 
   it('runs a PS job at the Optimus async speed of its PS and worker counts', () => {
-    const t = { t0: 0.1, t1: 0.02, t2: 0.002, t3: 0.005 };
-    const job: JobSpec = {
-      id: 'rec',
-      kind: 'ps',
-      submitS: 0,
-      user: '',
-      gpuTypes: [],
-      roles: [
-        { role: 'worker', replicas: 4, demand: { gpus: 0, gpuMilli: 1000, cpuMilli: 4000, memMiB: 8192 } },
-        { role: 'ps', replicas: 2, demand: { gpus: 0, gpuMilli: 1000, cpuMilli: 8000, memMiB: 16_384 } },
-      ],
-      elastic: null,
-      totalSteps: 10_000,
-      speed: { kind: 'ps-async', ...t },
-      source: 'test',
-    };
+    const t = PS_SPEED;
+    const job = psJob('rec', 4, { replicas: 2, demand: { gpus: 0, gpuMilli: 1000, cpuMilli: 8000, memMiB: 16_384 } }, 10_000);
     const result = new Simulation(scenarioOf(gpuCluster(1, 8), [job])).run();
     const stepsPerS = 4 / (t.t0 + (t.t1 * 4) / 2 + t.t2 * 4 + t.t3 * 2);
     expect(result.jobs[0]!.endS).toBeCloseTo(10_000 / stepsPerS, 6);

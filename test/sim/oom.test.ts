@@ -3,27 +3,13 @@ import type { JobSpec } from '../../src/model/job-spec.js';
 import { oomRelaunchMemMiB } from '../../src/policies/recovery/dlrover.js';
 import type { Scenario } from '../../src/scenario/scenario.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { allreduceJob, faultType, gpuCluster, scenarioOf } from '../helpers.js';
+import { allreduceJob, faultType, gpuCluster, psJob, scenarioOf } from '../helpers.js';
 
 const GIB = 1024;
 
 /** A PS job of 2 workers and 1 PS (16 GiB asked) whose PS really uses `psUseGiB`. */
-function psJob(psUseGiB: number): JobSpec {
-  return {
-    id: 'rec',
-    kind: 'ps',
-    submitS: 0,
-    user: '',
-    gpuTypes: [],
-    roles: [
-      { role: 'worker', replicas: 2, demand: { gpus: 0, gpuMilli: 1000, cpuMilli: 4000, memMiB: 8 * GIB } },
-      { role: 'ps', replicas: 1, demand: { gpus: 0, gpuMilli: 1000, cpuMilli: 8000, memMiB: 16 * GIB }, memUseMiB: psUseGiB * GIB },
-    ],
-    elastic: null,
-    totalSteps: 20_000,
-    speed: { kind: 'ps-async', t0: 0.1, t1: 0.02, t2: 0.002, t3: 0.005 },
-    source: 'test',
-  };
+function psJobUsing(psUseGiB: number): JobSpec {
+  return psJob('rec', 2, { replicas: 1, demand: { gpus: 0, gpuMilli: 1000, cpuMilli: 8000, memMiB: 16 * GIB }, memUseMiB: psUseGiB * GIB }, 20_000);
 }
 
 function run(job: JobSpec, policy: string, nodes = 4) {
@@ -44,7 +30,7 @@ describe('OOM kills and DLRover relaunching with more memory', () => {
   });
 
   it('a PS pod short of memory is OOM-killed 10 minutes into training and relaunched with more until it fits', () => {
-    const result = run(psJob(30), 'dlrover');
+    const result = run(psJobUsing(30), 'dlrover');
     const ooms = result.timeline.filter((r) => r.event === 'job-oom');
     expect(ooms.map((r) => r.detail)).toEqual(['ps pod with 16 GiB uses 30 GiB', 'ps pod with 24 GiB uses 30 GiB']);
     expect(ooms[0]!.timeS).toBe(600);
@@ -53,7 +39,7 @@ describe('OOM kills and DLRover relaunching with more memory', () => {
   });
 
   it('fails the job once the PS pod used up its three relaunches', () => {
-    const result = run(psJob(100), 'dlrover');
+    const result = run(psJobUsing(100), 'dlrover');
     expect(result.timeline.filter((r) => r.event === 'job-oom').map((r) => r.detail.split(' uses')[0])).toEqual([
       'ps pod with 16 GiB',
       'ps pod with 24 GiB',
@@ -89,7 +75,7 @@ describe('OOM kills and DLRover relaunching with more memory', () => {
   });
 
   it('manual recovery resubmits the job as it was: it is OOM-killed again every time', () => {
-    const result = run(psJob(30), 'fifo');
+    const result = run(psJobUsing(30), 'fifo');
     const ooms = result.timeline.filter((r) => r.event === 'job-oom');
     expect(ooms.length).toBeGreaterThan(3);
     expect(new Set(ooms.map((r) => r.detail))).toEqual(new Set(['ps pod with 16 GiB uses 30 GiB']));
