@@ -39,6 +39,14 @@ const BENCHMARKS: Readonly<Record<string, (args: BenchArgs) => Promise<Figure[]>
       { bench: 'sim-20k-jobs', metric: 'events/s', value: r.eventsPerS, unit: '1/s', target: 'higher is better' },
     ];
   },
+  'sim-faults': async () => {
+    const sets = ['workload.synthetic.jobs=20000', 'policy=dlrover', 'faults.catalog=ant-2023', 'faults.scale=100'];
+    const r = await benchSimThroughput('scenarios/default.yaml', sets);
+    return [
+      { bench: 'sim-faults', metric: 'wall time', value: r.seconds, unit: 's', target: `${r.jobs} jobs under dlrover, ant-2023 x 100, ${r.events} events` },
+      { bench: 'sim-faults', metric: 'events/s', value: r.eventsPerS, unit: '1/s', target: 'higher is better' },
+    ];
+  },
   'optimus-round': async () => {
     const r = benchOptimusRound();
     return [
