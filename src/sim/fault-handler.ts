@@ -449,6 +449,7 @@ export class FaultHandler {
 
   /** The job's first pod with less memory than its role uses, if any. */
   private shortOfMemory(job: JobRuntime): TaskPlacement | null {
+    if (!job.spec.roles.some((r) => r.memUseMiB !== undefined)) return null;
     for (const task of this.cluster.tasksOf(job.spec.id) ?? []) {
       const useMiB = job.spec.roles.find((r) => r.role === task.role)?.memUseMiB;
       if (useMiB !== undefined && task.demand.memMiB < useMiB) return task;

@@ -172,7 +172,7 @@ export class Simulation {
       }
       case 'job-oom': {
         const job = this.jobsById.get(event.jobId);
-        return job === undefined || job.phase !== 'running' || job.trainingStarts !== event.trainingStart;
+        return job === undefined || job.phase !== 'running' || job.paused || job.trainingStarts !== event.trainingStart;
       }
       case 'job-hang-timeout': {
         const job = this.jobsById.get(event.jobId);
