@@ -478,6 +478,7 @@ export class FaultHandler {
     const keep = Math.min(elastic.maxReplicas, Math.floor(workers.length / elastic.unit) * elastic.unit);
     if (keep < elastic.minReplicas) return false;
     this.cluster.releaseTasks(job.spec.id, workers.slice(keep));
+    job.shrunkByRecovery = true;
     return true;
   }
 
@@ -490,6 +491,7 @@ export class FaultHandler {
       const missing = Math.min(requested.replicas, elastic.maxReplicas) - job.workers;
       if (missing <= 0) {
         job.growBackPause = null;
+        job.shrunkByRecovery = false;
         continue;
       }
       const scratch = new CapacityScratch(this.cluster);
@@ -504,7 +506,10 @@ export class FaultHandler {
       this.cluster.allocate(job.spec.id, add);
       this.host.takeShape(job);
       const steps = job.growBackPause;
-      if (job.workers >= Math.min(requested.replicas, elastic.maxReplicas)) job.growBackPause = null;
+      if (job.workers >= Math.min(requested.replicas, elastic.maxReplicas)) {
+        job.growBackPause = null;
+        job.shrunkByRecovery = false;
+      }
       this.host.pause(job, steps);
       this.faults.log({ timeS: this.engine.nowS, event: 'job-scaled-up', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `back to ${job.workers} workers` });
     }

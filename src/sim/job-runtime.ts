@@ -83,6 +83,8 @@ export class JobRuntime implements JobView {
   restartPause: readonly PauseStep[] | null = null;
   /** Set while recovery has shrunk the job: the pause each step back towards its requested workers costs. */
   growBackPause: readonly PauseStep[] | null = null;
+  /** True while recovery keeps the job below its requested workers (shrunk, not yet grown back). */
+  shrunkByRecovery = false;
   /** Bumped on every change of allocation or rate; finish and resume events for an older epoch are stale. */
   epoch = 0;
   restarts = 0;
@@ -135,7 +137,7 @@ export class JobRuntime implements JobView {
     if (dtS < 0) throw new InvariantError(`job ${this.spec.id}: time went back from ${this.lastUpdateS}s to ${nowS}s`);
     if (this.phase === 'running') {
       this.attainedGpuS += this.gpus * dtS;
-      if (this.growBackPause !== null) this.scaledDownS += dtS;
+      if (this.shrunkByRecovery) this.scaledDownS += dtS;
       if (this.paused) {
         this.pausedS += dtS;
         this.splitPause(this.lastUpdateS, nowS);

@@ -134,6 +134,8 @@ describe('dlrover exit classes', () => {
     // n7 stays free: the dropped worker is not replaced, so the job never grows back.
     expect(result.timeline.some((r) => r.event === 'job-scaled-up')).toBe(false);
     expect(result.jobs[0]!.phase).toBe('completed');
+    // Below its requested workers from the drop at 7000 s to the end.
+    expect(result.jobs[0]!.scaledDownS).toBeCloseTo(result.jobs[0]!.endS! - 7000, 6);
   });
 });
 
