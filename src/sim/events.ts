@@ -28,5 +28,5 @@ export type SimEvent =
   | { readonly kind: 'job-resubmit'; readonly jobId: string; readonly rescheduleS: number }
   /** A hung job's watchdog fires; stale unless the job is still in that same hang. */
   | { readonly kind: 'job-hang-timeout'; readonly jobId: string; readonly hang: number }
-  /** A pod short of memory is OOM-killed; stale unless the job is still training in that same stretch. */
+  /** A pod short of memory is OOM-killed; stale unless the job's processes are still those of that start. */
   | { readonly kind: 'job-oom'; readonly jobId: string; readonly trainingStart: number };

@@ -429,7 +429,7 @@ export class FaultHandler {
     return oomed ? { ...task.demand, memMiB: Math.max(task.demand.memMiB, plan.relaunchMemMiB!) } : task.demand;
   }
 
-  /** Training (re)begins: a pod with less memory than its role uses is OOM-killed `sim.oomAfter` later. */
+  /** The training processes (re)started: a pod with less memory than its role uses is OOM-killed `sim.oomAfter` into training. */
   onTrainingStart(job: JobRuntime): void {
     job.trainingStarts++;
     if (this.shortOfMemory(job)) {

@@ -54,7 +54,7 @@ export class JobRuntime implements JobView {
   hung = false;
   /** Hangs so far; a watchdog event names the hang it belongs to. */
   hangs = 0;
-  /** Times training (re)began after a start or pause; an OOM event names the stretch it belongs to. */
+  /** Times the training processes (re)started; an OOM event names the start it belongs to. */
   trainingStarts = 0;
   /** Speed factors of the unrepaired slowdown faults on the job's hardware (thermal, PCIe width). */
   readonly faultSlowdowns: number[] = [];

@@ -172,7 +172,7 @@ export class Simulation {
       }
       case 'job-oom': {
         const job = this.jobsById.get(event.jobId);
-        return job === undefined || job.phase !== 'running' || job.paused || job.trainingStarts !== event.trainingStart;
+        return job === undefined || job.phase !== 'running' || job.trainingStarts !== event.trainingStart;
       }
       case 'job-hang-timeout': {
         const job = this.jobsById.get(event.jobId);
@@ -271,7 +271,8 @@ export class Simulation {
     job.paused = false;
     job.shapeSinceS = this.engine.nowS;
     this.refreshRate(job);
-    this.faultHandler.onTrainingStart(job);
+    // A resize keeps the processes (and their memory); any other pause restarted them.
+    if (job.pauseSteps.some((step) => step.kind !== 'resizing')) this.faultHandler.onTrainingStart(job);
     this.faultHandler.checkBrokenStart(job);
   }
 

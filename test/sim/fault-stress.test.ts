@@ -27,3 +27,28 @@ describe.each(['fifo', 'dlrover', 'torch-elastic', 'edl', 'tiresias', 'optimus']
     expect(result.summary.jobs.completed).toBeGreaterThan(0);
   });
 });
+
+/** The same heavy faults with pods short of memory as well: OOM kills on top of every recovery. */
+describe.each(['fifo', 'dlrover', 'torch-elastic', 'edl', 'tiresias', 'optimus'])('policy %s under faults and OOM kills', (policy) => {
+  it('keeps every invariant; only dlrover gives up on a job (fatal exit, 64 GiB OOM or exhausted relaunches)', async () => {
+    const scenario = await loadScenario('scenarios/quickstart.yaml', {
+      knownPolicies: presetNames(),
+      policy,
+      seed: 1,
+      sets: [
+        'faults.catalog=ant-2023',
+        'faults.scale=300',
+        'sim.horizon=3d',
+        'workload.jobs[4].ps.memUseGiB=80',
+        'workload.jobs[4].memUseGiB=40',
+        'workload.jobs[2].memUseGiB=100',
+      ],
+    });
+    const result = simulate(scenario, { checkInvariants: true });
+    expect(result.timeline.filter((r) => r.event === 'job-oom').length).toBeGreaterThan(0);
+    const failures = result.timeline.filter((r) => r.event === 'job-failed').map((r) => r.detail);
+    expect(failures.length).toBe(result.summary.jobs.failed);
+    if (policy !== 'dlrover') expect(failures).toEqual([]);
+    for (const detail of failures) expect(detail).toMatch(/^recovery dlrover: (fatal exit|OOM with 64 GiB|relaunches of)/);
+  });
+});
