@@ -39,8 +39,8 @@ export interface FaultHost {
   enqueue(job: JobRuntime): void;
   /** Puts a job back in the queue in submission order. */
   requeue(job: JobRuntime): void;
-  /** Pauses a running job's training for the steps given. */
-  pause(job: JobRuntime, steps: readonly PauseStep[]): void;
+  /** Pauses a running job's training for the steps given; returns the pause's length in seconds. */
+  pause(job: JobRuntime, steps: readonly PauseStep[]): number;
   /** Recomputes a job's rate and reschedules its finish and checkpoint. */
   refreshRate(job: JobRuntime): void;
   /** Reads a job's shape from what it holds. */
@@ -416,10 +416,8 @@ export class FaultHandler {
       }
     }
     job.restarts++;
-    const restart = this.restartSteps(job, ...steps);
     this.host.takeShape(job);
-    this.host.pause(job, restart);
-    const pauseS = restart.reduce((sum, step) => sum + step.seconds, 0);
+    const pauseS = this.host.pause(job, this.restartSteps(job, ...steps));
     this.faults.log({ timeS: nowS, event: 'job-recovering', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `${detail}; training resumes in ${Math.round(pauseS)} s` });
   }
 

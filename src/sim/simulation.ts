@@ -437,15 +437,16 @@ export class Simulation {
     this.refreshRate(job);
   }
 
-  /** Pauses a running job's training for the steps given, one after another; a resume event ends the pause. */
-  private pause(job: JobRuntime, steps: readonly PauseStep[]): void {
+  /** Pauses a running job's training for the steps given, one after another; a resume event ends the pause. Returns its length in seconds. */
+  private pause(job: JobRuntime, steps: readonly PauseStep[]): number {
     const pauseS = steps.reduce((sum, step) => sum + step.seconds, 0);
-    if (pauseS <= 0) return;
+    if (pauseS <= 0) return 0;
     job.paused = true;
     job.pauseSteps = steps;
     job.pauseStartS = this.engine.nowS;
     this.refreshRate(job);
     this.engine.scheduleAt(this.engine.nowS + pauseS, { kind: 'job-resume', jobId: job.spec.id, epoch: job.epoch });
+    return pauseS;
   }
 
   /** The pause of a resize: re-forming the group. */

@@ -28,8 +28,8 @@ import { join } from 'node:path';
 import type { JobSpec } from '../../model/job-spec.js';
 import type { CsvRow } from '../csv-rows.js';
 import type { TraceFormat, TraceReadOptions } from '../trace-format.js';
-import { checkRowComplete, csvJobsOf, formatTimestamp, optionalTimeCellS, positiveDurationS, shiftedToEarliest, soleWorker, timeCellS, traceBatchJob, writeCsv } from '../trace-rows.js';
-import { slurmDurationS, slurmWorkers } from './slurm-common.js';
+import { csvJobsOf, formatTimestamp, optionalTimeCellS, positiveDurationS, shiftedToEarliest, soleWorker, writeCsv } from '../trace-rows.js';
+import { slurmDurationS, slurmRowJob, type SlurmRowRules } from './slurm-common.js';
 
 /** Columns an Acme job trace must have. */
 const ACME_REQUIRED = ['job_id', 'gpu_num', 'submit_time'] as const;
@@ -65,26 +65,16 @@ function acmeDurationS(row: CsvRow): number {
   return slurmDurationS(row);
 }
 
+/** How Acme rows differ from Helios ones: timestamps before `duration`, memory per pod, FAILED from fail_time. */
+const ACME_RULES: SlurmRowRules = {
+  durationS: acmeDurationS,
+  memMiBPerReplica: (row) => (row.has('mem_per_pod_GB') ? Math.ceil(row.nonNegative('mem_per_pod_GB') * 1024 - 1e-6) : null),
+  statusWithoutState: (row) => (optionalTimeCellS(row, 'fail_time') !== null ? 'FAILED' : undefined),
+};
+
 /** One Acme row as a batch job with submitS in epoch seconds. */
 function acmeJob(row: CsvRow, header: readonly string[]): JobSpec {
-  checkRowComplete(row, header);
-  const id = row.text('job_id');
-  if (id === '') throw row.error('job_id', 'empty');
-  const submitS = timeCellS(row, 'submit_time');
-  const durationS = acmeDurationS(row);
-  const memMiB = row.has('mem_per_pod_GB') ? Math.ceil(row.nonNegative('mem_per_pod_GB') * 1024 - 1e-6) : null;
-  const workers = slurmWorkers(row, memMiB);
-  const state = row.optionalText('state');
-  const failed = optionalTimeCellS(row, 'fail_time') !== null;
-  return traceBatchJob({
-    id,
-    submitS,
-    user: row.optionalText('user'),
-    ...workers,
-    durationS,
-    source: `${row.file}:${row.line}`,
-    traceStatus: state !== '' ? state : failed ? 'FAILED' : undefined,
-  });
+  return slurmRowJob(row, header, ACME_RULES);
 }
 
 /** Streams Acme jobs of all files with epoch-second submit times. */

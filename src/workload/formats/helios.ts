@@ -24,8 +24,8 @@ import { join } from 'node:path';
 import type { JobSpec } from '../../model/job-spec.js';
 import type { CsvRow } from '../csv-rows.js';
 import type { TraceFormat, TraceReadOptions } from '../trace-format.js';
-import { checkRowComplete, csvJobsOf, formatTimestamp, shiftedToEarliest, soleWorker, timeCellS, traceBatchJob, writeCsv } from '../trace-rows.js';
-import { slurmWorkers, slurmDurationS } from './slurm-common.js';
+import { csvJobsOf, formatTimestamp, shiftedToEarliest, soleWorker, writeCsv } from '../trace-rows.js';
+import { slurmDurationS, slurmRowJob } from './slurm-common.js';
 
 /** Columns a Helios cluster_log.csv must have. */
 const HELIOS_REQUIRED = ['job_id', 'gpu_num', 'submit_time'] as const;
@@ -39,22 +39,7 @@ export const HELIOS_WRITE_EPOCH_S = Date.UTC(2020, 3, 1) / 1000;
 
 /** One Helios row as a batch job with submitS in epoch seconds. */
 function heliosJob(row: CsvRow, header: readonly string[]): JobSpec {
-  checkRowComplete(row, header);
-  const id = row.text('job_id');
-  if (id === '') throw row.error('job_id', 'empty');
-  const submitS = timeCellS(row, 'submit_time');
-  const durationS = slurmDurationS(row);
-  const workers = slurmWorkers(row, null);
-  const state = row.optionalText('state');
-  return traceBatchJob({
-    id,
-    submitS,
-    user: row.optionalText('user'),
-    ...workers,
-    durationS,
-    source: `${row.file}:${row.line}`,
-    traceStatus: state === '' ? undefined : state,
-  });
+  return slurmRowJob(row, header, { durationS: slurmDurationS, memMiBPerReplica: () => null, statusWithoutState: () => undefined });
 }
 
 /** Streams Helios jobs of all files with epoch-second submit times. */

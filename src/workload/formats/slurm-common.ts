@@ -1,7 +1,7 @@
 /** Helpers of the Slurm-style job logs (Helios, Acme): default resources, workers per node, runtime. */
-import type { ReplicaDemand } from '../../model/job-spec.js';
+import type { JobSpec, ReplicaDemand } from '../../model/job-spec.js';
 import type { CsvRow } from '../csv-rows.js';
-import { isMissingText, optionalTimeCellS, positiveDurationS, wholeCell } from '../trace-rows.js';
+import { checkRowComplete, isMissingText, optionalTimeCellS, positiveDurationS, timeCellS, traceBatchJob, wholeCell } from '../trace-rows.js';
 
 
 /** Memory per GPU in MiB when a trace does not record memory (a typical 8-GPU node has 256+ GiB). */
@@ -55,3 +55,33 @@ export function slurmDurationS(row: CsvRow): number {
   return positiveDurationS(endS - startS);
 }
 
+
+/** How one Slurm-style format reads what the others read differently. */
+export interface SlurmRowRules {
+  /** The job's runtime in seconds. */
+  readonly durationS: (row: CsvRow) => number;
+  /** Memory per replica in MiB, or null for the defaults. */
+  readonly memMiBPerReplica: (row: CsvRow) => number | null;
+  /** The status to record when `state` is empty (undefined: none). */
+  readonly statusWithoutState: (row: CsvRow) => string | undefined;
+}
+
+/** One Slurm-style row (job_id, user, state, submit_time, node_num, gpu_num, cpu_num) as a batch job with submitS in epoch seconds. */
+export function slurmRowJob(row: CsvRow, header: readonly string[], rules: SlurmRowRules): JobSpec {
+  checkRowComplete(row, header);
+  const id = row.text('job_id');
+  if (id === '') throw row.error('job_id', 'empty');
+  const submitS = timeCellS(row, 'submit_time');
+  const durationS = rules.durationS(row);
+  const workers = slurmWorkers(row, rules.memMiBPerReplica(row));
+  const state = row.optionalText('state');
+  return traceBatchJob({
+    id,
+    submitS,
+    user: row.optionalText('user'),
+    ...workers,
+    durationS,
+    source: `${row.file}:${row.line}`,
+    traceStatus: state !== '' ? state : rules.statusWithoutState(row),
+  });
+}
