@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +21,10 @@ function withoutPerf(json: string): unknown {
 describe('dlsim CLI', () => {
   it('is built (npm test builds before testing)', () => {
     expect(existsSync(CLI)).toBe(true);
+  });
+
+  it('is executable by its owner once built, so `npx dlsim` can start it', () => {
+    expect(statSync(CLI).mode & 0o100).toBe(0o100);
   });
 
   it('run --json prints exactly one summary object with every contract key, the same on a second run', () => {
