@@ -1,7 +1,16 @@
-import { runScenario, type RunRequest } from '../sim/run-scenario.js';
+import { isUserError } from '../errors.js';
 import type { RunSummary } from '../metrics/summary.js';
+import { runScenario, type RunRequest } from '../sim/run-scenario.js';
+
+/** A worker's answer: the summary, or the message of a user error (error classes do not cross threads). */
+export type WorkerResult = { readonly summary: RunSummary } | { readonly userError: string };
 
 /** Worker-thread entry for runs in parallel (piscina): one run per call. */
-export default function runInWorker(request: RunRequest): Promise<RunSummary> {
-  return runScenario(request);
+export default async function runInWorker(request: RunRequest): Promise<WorkerResult> {
+  try {
+    return { summary: await runScenario(request) };
+  } catch (error) {
+    if (isUserError(error)) return { userError: error.message };
+    throw error;
+  }
 }

@@ -167,19 +167,30 @@ async function resolveFaults(
 }
 
 /**
- * The scenario's `recoveryTimes` as seconds by option name (`replace: 3m` -> replaceS: 180); a name
- * the recovery policy does not have is a ConfigError listing the ones it has.
+ * The times the scenario's `recoveryTimes` sets for the recovery policy in use, as seconds by option
+ * name (`dlrover: {replace: 3m}` -> replaceS: 180). Every policy's entry is checked, so one scenario
+ * serves a comparison of stacks: an unknown policy, or a time a policy does not have, is a
+ * ConfigError listing the known ones.
  */
-function recoveryTimesOf(times: Readonly<Record<string, number>>, recovery: string, locate: (path: YamlPath) => string): Record<string, number> {
-  const defaults = recoveryPolicies[recovery]!.defaultTimesS;
-  const known = Object.keys(defaults).map((name) => name.replace(/S$/, ''));
-  const timesS: Record<string, number> = {};
-  for (const [name, seconds] of Object.entries(times)) {
-    if (!(`${name}S` in defaults)) {
-      const names = known.length > 0 ? known.join(', ') : '(none)';
-      throw new ConfigError(locate(['recoveryTimes', name]), `recovery policy ${recovery} has no time "${name}"; its times: ${names}`);
+function recoveryTimesOf(
+  byPolicy: Readonly<Record<string, Readonly<Record<string, number>>>>,
+  recovery: string,
+  locate: (path: YamlPath) => string,
+): Record<string, number> {
+  let timesS: Record<string, number> = {};
+  for (const [policy, times] of Object.entries(byPolicy)) {
+    const entry = recoveryPolicies[policy];
+    if (!entry) throw new ConfigError(locate(['recoveryTimes', policy]), `unknown recovery policy "${policy}"; known: ${Object.keys(recoveryPolicies).join(', ')}`);
+    const known = Object.keys(entry.defaultTimesS).map((name) => name.replace(/S$/, ''));
+    const policyTimesS: Record<string, number> = {};
+    for (const [name, seconds] of Object.entries(times)) {
+      if (!(`${name}S` in entry.defaultTimesS)) {
+        const names = known.length > 0 ? known.join(', ') : '(none)';
+        throw new ConfigError(locate(['recoveryTimes', policy, name]), `recovery policy ${policy} has no time "${name}"; its times: ${names}`);
+      }
+      policyTimesS[`${name}S`] = seconds;
     }
-    timesS[`${name}S`] = seconds;
+    if (policy === recovery) timesS = policyTimesS;
   }
   return timesS;
 }

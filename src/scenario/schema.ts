@@ -387,7 +387,13 @@ export const scenarioSchema = z
       seed: nonNegativeInt.default(1),
       policy: nameSchema.default('fifo'),
       recovery: nameSchema.optional(),
-      recoveryTimes: z.record(z.string(), durationS, says(`expected a mapping of names to durations ${DURATION_HINT}`)).optional(),
+      recoveryTimes: z
+        .record(
+          z.string(),
+          z.record(z.string(), durationS, says(`expected a mapping of names to durations ${DURATION_HINT}`)),
+          says('expected a mapping of recovery policies to their times, e.g. {manual: {poll: 5m}}'),
+        )
+        .optional(),
       sim: z
         .strictObject(
           {

@@ -67,15 +67,27 @@ describe('scenario faults section', () => {
 });
 
 describe('scenario recoveryTimes', () => {
-  it("replaces the recovery policy's times, in any duration unit", async () => {
-    const file = scenarioFile('recoveryTimes: {poll: 5m, sreRound: 1d}\nfaults: {catalog: none}');
+  it("replaces the times of the recovery policy in use, in any duration unit, keeping other policies' entries aside", async () => {
+    const file = scenarioFile('recoveryTimes: {manual: {poll: 5m, sreRound: 1d}, dlrover: {detect: 3m}}\nfaults: {catalog: none}');
     writeFileSync(file, readFileSync(file, 'utf8').replace('recovery: none', 'recovery: manual'));
     const scenario = await loadScenario(file, OPTIONS);
     expect(scenario.recoveryTimesS).toEqual({ pollS: 300, sreRoundS: 86_400 });
+    writeFileSync(file, readFileSync(file, 'utf8').replace('recovery: manual', 'recovery: dlrover'));
+    expect((await loadScenario(file, OPTIONS)).recoveryTimesS).toEqual({ detectS: 180 });
   });
 
-  it('names a time the recovery policy does not have, with the ones it has', async () => {
-    const file = scenarioFile('recoveryTimes: {replace: 5m}\nfaults: {catalog: none}');
-    await expect(loadScenario(file, OPTIONS)).rejects.toThrow(/recoveryTimes\.replace: recovery policy none has no time "replace"; its times: \(none\)/);
+  it('names a time the policy does not have, with the ones it has, also for a policy not in use', async () => {
+    const file = scenarioFile('recoveryTimes: {torch-elastic: {detect: 5m}}\nfaults: {catalog: none}');
+    await expect(loadScenario(file, OPTIONS)).rejects.toThrow(/recoveryTimes\.torch-elastic\.detect: recovery policy torch-elastic has no time "detect"; its times: replace, restart/);
+  });
+
+  it('names an unknown recovery policy and the known ones', async () => {
+    const file = scenarioFile('recoveryTimes: {elastic: {replace: 5m}}\nfaults: {catalog: none}');
+    await expect(loadScenario(file, OPTIONS)).rejects.toThrow(/recoveryTimes\.elastic: unknown recovery policy "elastic"; known: none, manual, torch-elastic, dlrover/);
+  });
+
+  it('rejects the times given without their policy', async () => {
+    const file = scenarioFile('recoveryTimes: {poll: 5m}\nfaults: {catalog: none}');
+    await expect(loadScenario(file, OPTIONS)).rejects.toThrow(/recoveryTimes\.poll: expected a mapping of names to durations/);
   });
 });
