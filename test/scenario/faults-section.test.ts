@@ -78,7 +78,7 @@ describe('scenario recoveryTimes', () => {
 
   it('names a time the policy does not have, with the ones it has, also for a policy not in use', async () => {
     const file = scenarioFile('recoveryTimes: {torch-elastic: {detect: 5m}}\nfaults: {catalog: none}');
-    await expect(loadScenario(file, OPTIONS)).rejects.toThrow(/recoveryTimes\.torch-elastic\.detect: recovery policy torch-elastic has no time "detect"; its times: replace, restart/);
+    await expect(loadScenario(file, OPTIONS)).rejects.toThrow(/recoveryTimes\.torch-elastic\.detect: recovery policy torch-elastic has no time "detect"; its times: locateNetwork, sreRound, poll, reschedule, replace, restart/);
   });
 
   it('names an unknown recovery policy and the known ones', async () => {

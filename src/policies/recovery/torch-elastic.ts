@@ -1,8 +1,11 @@
-import { locatedByHandS, MANUAL_RECOVERY } from './manual.js';
+import { locatedByHandS, MANUAL_RECOVERY, type ManualRecoveryOptions } from './manual.js';
 import type { RecoveryPolicy } from './types.js';
 
-/** Parameters of Torch Elastic recovery, in seconds. */
-export interface TorchElasticOptions {
+/**
+ * Parameters of Torch Elastic recovery, in seconds; the hand-operated ones (polling for a lost job,
+ * rescheduling it, locating broken hardware) are manual recovery's, with its defaults.
+ */
+export interface TorchElasticOptions extends ManualRecoveryOptions {
   /** Scheduling a replacement pod (image pull, installs) when capacity allows (~5 min, as any pod). */
   readonly replaceS: number;
   /** Re-rendezvous and process restart on a membership change. */
@@ -10,7 +13,7 @@ export interface TorchElasticOptions {
 }
 
 /** Defaults of Torch Elastic recovery. */
-export const TORCH_ELASTIC: TorchElasticOptions = { replaceS: 300, restartS: 60 };
+export const TORCH_ELASTIC: TorchElasticOptions = { ...MANUAL_RECOVERY, replaceS: 300, restartS: 60 };
 
 /**
  * `torch-elastic`: plain PyTorch elastic training (REFERENCE §1). The agents notice a dead process
@@ -24,11 +27,11 @@ export const TORCH_ELASTIC: TorchElasticOptions = { replaceS: 300, restartS: 60 
 export function createTorchElastic(options: TorchElasticOptions = TORCH_ELASTIC): RecoveryPolicy {
   return {
     name: 'torch-elastic',
-    isolationDelayS: locatedByHandS,
+    isolationDelayS: (fault, nowS) => locatedByHandS(fault, nowS, options),
     onCrash: (_job, cause, nowS) => {
       if (cause.rankZeroNodeIndex !== null && cause.lostNodeIndices.includes(cause.rankZeroNodeIndex)) {
-        const nextPollS = (Math.floor(nowS / MANUAL_RECOVERY.pollS) + 1) * MANUAL_RECOVERY.pollS;
-        return { kind: 'resubmit', detectS: nextPollS - nowS, rescheduleS: MANUAL_RECOVERY.rescheduleS };
+        const nextPollS = (Math.floor(nowS / options.pollS) + 1) * options.pollS;
+        return { kind: 'resubmit', detectS: nextPollS - nowS, rescheduleS: options.rescheduleS };
       }
       return { kind: 'in-place', detectS: 0, nodeCheck: false, replaceS: options.replaceS, scaleDownS: options.restartS, restartS: options.restartS, relaunchNodeIndices: [], maxRelaunchesPerPod: null, relaunchMemMiB: null };
     },
