@@ -86,19 +86,20 @@ export function comparisonCsv(runs: readonly ComparisonRun[]): string {
 }
 
 /** Metrics the comparison table shows, with how to print them. */
-const TABLE_METRICS: readonly (readonly [string, string, 'seconds' | 'ratio' | 'count'])[] = [
-  ['jobs.completed', 'jobs completed', 'count'],
-  ['jctS.mean', 'JCT mean', 'seconds'],
-  ['jctS.p90', 'JCT p90', 'seconds'],
-  ['queueDelayS.mean', 'queueing mean', 'seconds'],
-  ['queueDelayS.p90', 'queueing p90', 'seconds'],
-  ['makespanS', 'makespan', 'seconds'],
-  ['gpuAllocationRate', 'GPU allocation', 'ratio'],
-  ['gpuUtilization', 'GPU utilization', 'ratio'],
-  ['cpuAllocationRate', 'CPU allocation', 'ratio'],
-  ['ettr', 'ETTR', 'ratio'],
-  ['runtimeRatio', 'runtime ratio', 'ratio'],
-  ['restarts', 'restarts', 'count'],
+/** Table rows: metric, label, unit, and whether it covers completed jobs only (shown as "–" when no seed completed one). */
+const TABLE_METRICS: readonly (readonly [string, string, 'seconds' | 'ratio' | 'count', boolean])[] = [
+  ['jobs.completed', 'jobs completed', 'count', false],
+  ['jctS.mean', 'JCT mean', 'seconds', true],
+  ['jctS.p90', 'JCT p90', 'seconds', true],
+  ['queueDelayS.mean', 'queueing mean', 'seconds', true],
+  ['queueDelayS.p90', 'queueing p90', 'seconds', true],
+  ['makespanS', 'makespan', 'seconds', false],
+  ['gpuAllocationRate', 'GPU allocation', 'ratio', false],
+  ['gpuUtilization', 'GPU utilization', 'ratio', false],
+  ['cpuAllocationRate', 'CPU allocation', 'ratio', false],
+  ['ettr', 'ETTR', 'ratio', false],
+  ['runtimeRatio', 'runtime ratio', 'ratio', false],
+  ['restarts', 'restarts', 'count', false],
 ];
 
 /** The readable comparison table: mean ± 95% CI per metric and policy, and the ratio to the first policy. */
@@ -106,12 +107,13 @@ export function comparisonTable(comparison: Comparison): string {
   const { policies, seeds } = comparison;
   const seedText = seeds.length === 1 ? `seed ${seeds[0]}` : `seeds ${seeds.join(', ')}`;
   const rows: string[][] = [['metric', ...policies]];
-  for (const [metric, label, unit] of TABLE_METRICS) {
+  for (const [metric, label, unit, completedOnly] of TABLE_METRICS) {
     const byPolicy = comparison.metrics[metric];
     if (!byPolicy) continue;
     rows.push([
       label,
       ...policies.map((policy, i) => {
+        if (completedOnly && comparison.metrics['jobs.completed']?.[policy]?.mean === 0) return '–';
         const stats = byPolicy[policy]!;
         const format = (v: number): string =>
           unit === 'seconds' ? formatSeconds(v) : unit === 'ratio' ? formatPercent(v) : String(Math.round(v * 10) / 10);

@@ -50,6 +50,18 @@ describe('comparison', () => {
     expect(lines.length - 1).toBe(flattenMetrics(base).length);
   });
 
+  it('shows "–" for JCT and queueing of a policy that completed no job in any seed', () => {
+    const unfinished = { ...base, jobs: { ...base.jobs, completed: 0, unfinished: 1 } };
+    const comparison = buildComparison('s', ['a', 'b'], [
+      { policy: 'a', seed: 1, summary: base },
+      { policy: 'b', seed: 1, summary: unfinished },
+    ]);
+    const table = comparisonTable(comparison);
+    expect(table).toMatch(/JCT mean\s+1\.7m\s+–\n/);
+    expect(table).toMatch(/queueing p90\s+0\.00s\s+–\n/);
+    expect(table).toMatch(/makespan\s+1\.7m\s+1\.7m \(1\.00x\)\n/);
+  });
+
   it('has no interval with a single seed', () => {
     const comparison = buildComparison('s', ['a'], [{ policy: 'a', seed: 4, summary: base }]);
     expect(comparison.metrics['jctS.mean']!.a!.ci95).toBeNull();
