@@ -1,5 +1,5 @@
 import type { FaultType } from '../../faults/catalog.js';
-import type { RecoveryPolicy } from './types.js';
+import type { RecoveryPlan, RecoveryPolicy } from './types.js';
 
 /** Parameters of manual recovery (DLRover seed 001's "before" column), in seconds. */
 export interface ManualRecoveryOptions {
@@ -26,6 +26,12 @@ export function locatedByHandS(fault: FaultType, nowS: number, options: ManualRe
   return (Math.floor(nowS / options.sreRoundS) + 1) * options.sreRoundS - nowS;
 }
 
+/** A user's script resubmits a job that failed at `nowS`: it notices at its next poll, then all pods are scheduled again. */
+export function resubmitByHand(nowS: number, options: ManualRecoveryOptions): RecoveryPlan {
+  const nextPollS = (Math.floor(nowS / options.pollS) + 1) * options.pollS;
+  return { kind: 'resubmit', detectS: nextPollS - nowS, rescheduleS: options.rescheduleS };
+}
+
 /**
  * `manual`: no fault tolerance beyond a user's script. The failed job is noticed at the script's
  * next poll and resubmitted through the scheduler like a new job (to the back of the queue); its
@@ -37,9 +43,6 @@ export function createManualRecovery(options: ManualRecoveryOptions = MANUAL_REC
   return {
     name: 'manual',
     isolationDelayS: (fault, nowS) => locatedByHandS(fault, nowS, options),
-    onCrash: (_job, _cause, nowS) => {
-      const nextPollS = (Math.floor(nowS / options.pollS) + 1) * options.pollS;
-      return { kind: 'resubmit', detectS: nextPollS - nowS, rescheduleS: options.rescheduleS };
-    },
+    onCrash: (_job, _cause, nowS) => resubmitByHand(nowS, options),
   };
 }

@@ -1,4 +1,4 @@
-import { locatedByHandS, MANUAL_RECOVERY, type ManualRecoveryOptions } from './manual.js';
+import { locatedByHandS, MANUAL_RECOVERY, resubmitByHand, type ManualRecoveryOptions } from './manual.js';
 import type { RecoveryPolicy } from './types.js';
 
 /**
@@ -29,10 +29,7 @@ export function createTorchElastic(options: TorchElasticOptions = TORCH_ELASTIC)
     name: 'torch-elastic',
     isolationDelayS: (fault, nowS) => locatedByHandS(fault, nowS, options),
     onCrash: (_job, cause, nowS) => {
-      if (cause.rankZeroNodeIndex !== null && cause.lostNodeIndices.includes(cause.rankZeroNodeIndex)) {
-        const nextPollS = (Math.floor(nowS / options.pollS) + 1) * options.pollS;
-        return { kind: 'resubmit', detectS: nextPollS - nowS, rescheduleS: options.rescheduleS };
-      }
+      if (cause.rankZeroNodeIndex !== null && cause.lostNodeIndices.includes(cause.rankZeroNodeIndex)) return resubmitByHand(nowS, options);
       return { kind: 'in-place', detectS: 0, nodeCheck: false, replaceS: options.replaceS, scaleDownS: options.restartS, restartS: options.restartS, relaunchNodeIndices: [], maxRelaunchesPerPod: null, relaunchMemMiB: null };
     },
   };
