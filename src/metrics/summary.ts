@@ -18,6 +18,8 @@ export interface RunSummary {
   readonly makespanS: number;
   readonly jctS: Quantiles;
   readonly queueDelayS: Quantiles;
+  /** All time completed jobs spent queued: the first wait and every wait after a preemption or a recovery. */
+  readonly waitS: Quantiles;
   readonly ettr: number;
   readonly runtimeRatio: number;
   readonly gpuAllocationRate: number;
@@ -85,6 +87,7 @@ export function buildSummary(input: SummaryInput): RunSummary {
     makespanS: roundS(makespanS),
     jctS: quantiles(completed.map((j) => j.endS! - j.spec.submitS)),
     queueDelayS: quantiles(completed.map((j) => j.queueS(endS))),
+    waitS: quantiles(completed.map((j) => j.queuedS)),
     ettr: roundRatio(weightSum > 0 ? ettrSum / weightSum : 0),
     runtimeRatio: roundRatio(weightSum > 0 ? runtimeSum / weightSum : 0),
     gpuAllocationRate: roundRatio(gpuCapacityS > 0 ? input.allocatedGpuS / gpuCapacityS : 0),

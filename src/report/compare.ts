@@ -93,6 +93,8 @@ const TABLE_METRICS: readonly (readonly [string, string, 'seconds' | 'ratio' | '
   ['jctS.p90', 'JCT p90', 'seconds', true],
   ['queueDelayS.mean', 'queueing mean', 'seconds', true],
   ['queueDelayS.p90', 'queueing p90', 'seconds', true],
+  ['waitS.mean', 'queued mean (all waits)', 'seconds', true],
+  ['waitS.p90', 'queued p90 (all waits)', 'seconds', true],
   ['makespanS', 'makespan', 'seconds', false],
   ['gpuAllocationRate', 'GPU allocation', 'ratio', false],
   ['gpuUtilization', 'GPU utilization', 'ratio', false],

@@ -53,7 +53,7 @@ export function summaryTable(summary: RunSummary): string {
       ],
     ]),
     '',
-    alignColumns([['time', 'mean', 'p50', 'p90', 'p99'], q('JCT', summary.jctS), q('queueing delay', summary.queueDelayS)]),
+    alignColumns([['time', 'mean', 'p50', 'p90', 'p99'], q('JCT', summary.jctS), q('queueing delay', summary.queueDelayS), q('queued, all waits', summary.waitS)]),
     '',
     alignColumns([
       ['makespan', formatSeconds(summary.makespanS)],

@@ -12,6 +12,7 @@ const CONTRACT_KEYS = [
   'makespanS',
   'jctS',
   'queueDelayS',
+  'waitS',
   'ettr',
   'runtimeRatio',
   'gpuAllocationRate',
@@ -31,7 +32,7 @@ describe('run summary', () => {
   it('has every contract key, nested ones included', () => {
     expect(Object.keys(summary)).toEqual(CONTRACT_KEYS);
     expect(Object.keys(summary.jobs)).toEqual(['submitted', 'completed', 'failed', 'unfinished']);
-    for (const key of ['jctS', 'queueDelayS'] as const) expect(Object.keys(summary[key])).toEqual(['mean', 'p50', 'p90', 'p99']);
+    for (const key of ['jctS', 'queueDelayS', 'waitS'] as const) expect(Object.keys(summary[key])).toEqual(['mean', 'p50', 'p90', 'p99']);
     expect(Object.keys(summary.faults)).toEqual(['total', 'byType', 'daysWithFault']);
     expect(Object.keys(summary.perf)).toEqual(['wallS', 'eventsPerS']);
   });
