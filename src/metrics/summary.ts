@@ -62,7 +62,7 @@ export function buildSummary(input: SummaryInput): RunSummary {
   const makespanS = Math.max(0, lastEndS - firstSubmitS);
 
   const started = jobs.filter((j) => j.firstStartS !== null);
-  const weights = trainingWeights(started, endS);
+  const weights = trainingWeights(started);
   let weightSum = 0;
   let ettrSum = 0;
   let runtimeSum = 0;
@@ -102,14 +102,12 @@ export function buildSummary(input: SummaryInput): RunSummary {
 }
 
 /**
- * Weights for the time ratios: GPU-seconds since first start for GPU jobs; when no started job
- * holds GPUs, CPU-seconds for all.
+ * Weights for the time ratios: the GPU-seconds each job held (shrunk, grown or stopped, as it
+ * was); when no started job held GPUs, the CPU milli-core-seconds it held.
  */
-function trainingWeights(started: readonly JobRuntime[], endS: number): number[] {
-  const anyGpu = started.some((j) => j.gpusWhenRunning > 0);
-  return started.map((j) =>
-    anyGpu ? j.gpusWhenRunning * j.wallSinceStartS(endS) : j.cpuMilliWhenRunning * j.wallSinceStartS(endS),
-  );
+function trainingWeights(started: readonly JobRuntime[]): number[] {
+  const anyGpu = started.some((j) => j.attainedGpuS > 0);
+  return started.map((j) => (anyGpu ? j.attainedGpuS : j.attainedCpuMilliS));
 }
 
 /** Mean and quantiles (d3 type-7) of durations in seconds; all zero for an empty set. */

@@ -98,6 +98,8 @@ export class JobRuntime implements JobView {
   queuedS = 0;
   /** GPUs held times seconds. */
   attainedGpuS = 0;
+  /** CPU held times seconds, in thousandths of a core times seconds. */
+  attainedCpuMilliS = 0;
   /** GPUs this job counts as busy in the cluster's utilisation (what the simulation last added). */
   busyGpusCounted = 0;
   /** When the current shape started running, for speed samples. */
@@ -137,6 +139,7 @@ export class JobRuntime implements JobView {
     if (dtS < 0) throw new InvariantError(`job ${this.spec.id}: time went back from ${this.lastUpdateS}s to ${nowS}s`);
     if (this.phase === 'running') {
       this.attainedGpuS += this.gpus * dtS;
+      this.attainedCpuMilliS += this.cpuMilli * dtS;
       if (this.shrunkByRecovery) this.scaledDownS += dtS;
       if (this.paused) {
         this.pausedS += dtS;
