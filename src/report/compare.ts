@@ -48,7 +48,8 @@ export function flattenMetrics(summary: RunSummary): [string, number][] {
 }
 
 /** Aggregates runs into per-policy statistics; `policies` gives the order (the first is the baseline). */
-export function buildComparison(scenario: string, policies: readonly string[], runs: readonly ComparisonRun[]): Comparison {
+export function buildComparison(scenario: string, policies: readonly string[], allRuns: readonly ComparisonRun[]): Comparison {
+  const runs = withEveryFaultType(allRuns);
   const seeds = [...new Set(runs.map((r) => r.seed))].sort((a, b) => a - b);
   const values = new Map<string, Map<string, number[]>>();
   for (const run of runs) {
@@ -78,8 +79,21 @@ export function buildComparison(scenario: string, policies: readonly string[], r
   return { scenario, policies, seeds, metrics };
 }
 
-/** The tidy CSV of all runs: policy,seed,metric,value. */
-export function comparisonCsv(runs: readonly ComparisonRun[]): string {
+/**
+ * The runs with every fault type any run met in each summary's `faults.byType` (zero where a run
+ * met none), so a type's mean and the CSV count a seed without it as 0, not as missing.
+ */
+export function withEveryFaultType(runs: readonly ComparisonRun[]): ComparisonRun[] {
+  const names = [...new Set(runs.flatMap((run) => Object.keys(run.summary.faults.byType)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return runs.map((run) => {
+    const byType = Object.fromEntries(names.map((name) => [name, run.summary.faults.byType[name] ?? 0]));
+    return { ...run, summary: { ...run.summary, faults: { ...run.summary.faults, byType } } };
+  });
+}
+
+/** The tidy CSV of all runs: policy,seed,metric,value (a fault type a run did not meet is a 0 row). */
+export function comparisonCsv(allRuns: readonly ComparisonRun[]): string {
+  const runs = withEveryFaultType(allRuns);
   const rows: (string | number)[][] = [['policy', 'seed', 'metric', 'value']];
   for (const run of runs) for (const [metric, value] of flattenMetrics(run.summary)) rows.push([run.policy, run.seed, metric, value]);
   return stringify(rows);
