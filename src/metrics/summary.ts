@@ -28,6 +28,8 @@ export interface RunSummary {
   readonly faults: { readonly total: number; readonly byType: Readonly<Record<string, number>>; readonly daysWithFault: number };
   readonly restarts: number;
   readonly lostGpuHours: number;
+  /** GPU-hours faults kept jobs from training (detection, queueing again, rescheduling, node checks, start-up, loading, hangs, running scaled down). */
+  readonly downtimeGpuHours: number;
   readonly events: number;
   readonly perf: { readonly wallS: number; readonly eventsPerS: number };
 }
@@ -96,6 +98,7 @@ export function buildSummary(input: SummaryInput): RunSummary {
     faults: { total: faultsTotal, byType: { ...input.faultsByType }, daysWithFault: roundRatio(input.daysWithFault) },
     restarts: jobs.reduce((sum, j) => sum + j.restarts, 0),
     lostGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.lostGpuS, 0) / 3600),
+    downtimeGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.downtimeGpuS, 0) / 3600),
     events: input.events,
     perf: { wallS: 0, eventsPerS: 0 },
   };

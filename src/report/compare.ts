@@ -116,6 +116,8 @@ const TABLE_METRICS: readonly (readonly [string, string, 'seconds' | 'ratio' | '
   ['ettr', 'ETTR', 'ratio', false],
   ['runtimeRatio', 'runtime ratio', 'ratio', false],
   ['restarts', 'restarts', 'count', false],
+  ['lostGpuHours', 'lost GPU hours', 'count', false],
+  ['downtimeGpuHours', 'downtime GPU hours', 'count', false],
 ];
 
 /** The readable comparison table: mean ± 95% CI per metric and policy, and the ratio to the first policy. */

@@ -65,6 +65,7 @@ export function summaryTable(summary: RunSummary): string {
       ['faults', String(summary.faults.total)],
       ['restarts', String(summary.restarts)],
       ['lost GPU hours', summary.lostGpuHours.toFixed(1)],
+      ['downtime GPU hours', summary.downtimeGpuHours.toFixed(1)],
       ['events', String(summary.events)],
       ['wall time', `${summary.perf.wallS.toFixed(3)}s (${Math.round(summary.perf.eventsPerS)} events/s)`],
     ]),

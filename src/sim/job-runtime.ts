@@ -1,11 +1,19 @@
 import { InvariantError } from '../errors.js';
-import type { JobSpec } from '../model/job-spec.js';
+import { requestedGpus, type JobSpec } from '../model/job-spec.js';
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
 import { nominalStepsPerS } from '../model/speed.js';
 import type { JobPhase, JobView } from '../policies/types.js';
 
 /** What a paused job waits for; jobs.csv splits pause time by these. */
 export type PauseKind = 'detecting' | 'rescheduling' | 'health-check' | 'starting' | 'loading' | 'resizing';
+
+/** Pause kinds only recovery from a fault pays; a pause with one of them is recovery downtime as a whole. */
+const RECOVERY_PAUSE_KINDS: ReadonlySet<PauseKind> = new Set<PauseKind>(['detecting', 'rescheduling', 'health-check', 'loading']);
+
+/** True when a pause is recovery from a fault (it detects, reschedules, checks nodes or loads a checkpoint). */
+export function isRecoveryPause(steps: readonly PauseStep[]): boolean {
+  return steps.some((step) => RECOVERY_PAUSE_KINDS.has(step.kind));
+}
 
 /** One step of a pause: its kind and length in seconds. Steps run one after another. */
 export interface PauseStep {
@@ -46,6 +54,8 @@ export class JobRuntime implements JobView {
   /** The steps of the current pause, from `pauseStartS`. */
   pauseSteps: readonly PauseStep[] = [];
   pauseStartS = 0;
+  /** True while the current pause is recovery from a fault (see isRecoveryPause). */
+  pauseForRecovery = false;
   /** Seconds paused, by what the pause waited for (a hang counts as detecting). */
   readonly pausedByKindS: Record<PauseKind, number> = { detecting: 0, rescheduling: 0, 'health-check': 0, starting: 0, loading: 0, resizing: 0 };
   /** Seconds running (paused or not) with fewer workers than requested after recovery shrank the job. */
@@ -60,6 +70,12 @@ export class JobRuntime implements JobView {
   readonly faultSlowdowns: number[] = [];
   /** GPU-seconds of training whose result was lost to faults (rolled back or failed). */
   lostGpuS = 0;
+  /**
+   * GPU-seconds faults kept the job from training: its requested GPUs while it waits for a
+   * resubmission, queues after a crash, sits in a recovery pause or hangs; and the GPUs it misses
+   * while recovery keeps it below its requested workers.
+   */
+  downtimeGpuS = 0;
   /** Steps done and then lost to faults (rolled back, or all of them when the job failed). */
   lostSteps = 0;
   /** Training seconds between checkpoints (Infinity: the job never checkpoints). */
@@ -109,12 +125,15 @@ export class JobRuntime implements JobView {
   lastUpdateS = 0;
   /** Steps per second at the requested shape (the yardstick of effective training time). */
   readonly nominalRateStepsPerS: number;
+  /** GPUs the job asked for (shared GPUs count fractionally). */
+  readonly requestedGpus: number;
 
   constructor(
     readonly spec: JobSpec,
     private readonly seed: number,
   ) {
     this.nominalRateStepsPerS = nominalStepsPerS(spec);
+    this.requestedGpus = requestedGpus(spec);
     if (!(this.nominalRateStepsPerS > 0)) {
       throw new InvariantError(`job ${spec.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
     }
@@ -141,6 +160,8 @@ export class JobRuntime implements JobView {
       this.attainedGpuS += this.gpus * dtS;
       this.attainedCpuMilliS += this.cpuMilli * dtS;
       if (this.shrunkByRecovery) this.scaledDownS += dtS;
+      if ((this.paused && this.pauseForRecovery) || this.hung) this.downtimeGpuS += this.requestedGpus * dtS;
+      else if (this.shrunkByRecovery) this.downtimeGpuS += Math.max(0, this.requestedGpus - this.gpus) * dtS;
       if (this.paused) {
         this.pausedS += dtS;
         this.splitPause(this.lastUpdateS, nowS);
@@ -157,8 +178,11 @@ export class JobRuntime implements JobView {
       }
     } else if (this.phase === 'queued') {
       this.queuedS += dtS;
+      // Queued again after a crash (it restarts with a recovery pause), not after a preemption.
+      if (this.restartPause !== null) this.downtimeGpuS += this.requestedGpus * dtS;
     } else if (this.phase === 'waiting' && this.firstStartS !== null) {
       this.waitingForResubmitS += dtS;
+      this.downtimeGpuS += this.requestedGpus * dtS;
     }
     this.lastUpdateS = nowS;
   }

@@ -24,7 +24,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import { FaultTracker, type TimelineRow } from './fault-tracker.js';
 import { FaultHandler } from './fault-handler.js';
-import { JobRuntime, type PauseStep } from './job-runtime.js';
+import { isRecoveryPause, JobRuntime, type PauseStep } from './job-runtime.js';
 import { checkShape } from './shape-check.js';
 
 /** What a finished run returns: the summary (without perf) and every job's final state. */
@@ -443,6 +443,7 @@ export class Simulation {
     if (pauseS <= 0) return 0;
     job.paused = true;
     job.pauseSteps = steps;
+    job.pauseForRecovery = isRecoveryPause(steps);
     job.pauseStartS = this.engine.nowS;
     this.refreshRate(job);
     this.engine.scheduleAt(this.engine.nowS + pauseS, { kind: 'job-resume', jobId: job.spec.id, epoch: job.epoch });

@@ -21,6 +21,7 @@ const CONTRACT_KEYS = [
   'faults',
   'restarts',
   'lostGpuHours',
+  'downtimeGpuHours',
   'events',
   'perf',
 ];
