@@ -33,6 +33,10 @@ export const JOB_COLUMNS = [
   'loadingS',
   'resizingS',
   'scaledDownS',
+  'slowedS',
+  'downtimeGpuHours',
+  'user',
+  'nodes',
 ] as const;
 
 /** One row per job, as of the end of the run at `endS`; empty cells for what never happened. */
@@ -68,6 +72,10 @@ export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
       roundS(job.pausedByKindS.loading),
       roundS(job.pausedByKindS.resizing),
       roundS(job.scaledDownS),
+      roundS(job.slowedS),
+      roundRatio(job.downtimeGpuS / 3600),
+      job.spec.user,
+      [...job.nodesUsed].join(' '),
     ];
   });
   return stringify([[...JOB_COLUMNS], ...rows]);

@@ -108,6 +108,10 @@ export class JobRuntime implements JobView {
   resizes = 0;
   /** Seconds the training processes ran (not paused). */
   runningS = 0;
+  /** Seconds of `runningS` lost to hardware slowdowns: (1 − the job's slowdown factor) × time trained under it. */
+  slowedS = 0;
+  /** Names of the nodes the job has held tasks on, in the order it first used them. */
+  readonly nodesUsed = new Set<string>();
   /** Seconds spent paused by resizes and restarts. */
   pausedS = 0;
   /** Seconds spent waiting in the queue (all waits, including after preemptions). */
@@ -174,6 +178,7 @@ export class JobRuntime implements JobView {
       } else {
         this.progressSteps += this.rateStepsPerS * dtS;
         this.runningS += dtS;
+        this.slowedS += (1 - this.faultSlowdown) * dtS;
         this.trainedSinceCheckpointS += dtS;
       }
     } else if (this.phase === 'queued') {

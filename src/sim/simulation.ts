@@ -141,7 +141,10 @@ export class Simulation {
     this.engine.run(this.scenario.horizonS);
     const endS = this.engine.nowS;
     this.meter.advanceTo(endS);
-    for (const job of this.jobs) if (job.phase === 'running' || job.phase === 'queued') job.advanceTo(endS);
+    // Jobs that have not ended are accounted up to the end, a crashed one waiting for its resubmission too.
+    for (const job of this.jobs) {
+      if (job.phase === 'running' || job.phase === 'queued' || (job.phase === 'waiting' && job.firstStartS !== null)) job.advanceTo(endS);
+    }
     const summary = buildSummary({
       scenario: this.scenario.name,
       policy: this.scenario.policy,
@@ -419,6 +422,7 @@ export class Simulation {
     job.cpuMilli = 0;
     const racks = new Set<string>();
     for (const task of tasks) {
+      job.nodesUsed.add(this.cluster.nodes[task.nodeIndex]!.name);
       if (task.role === 'worker') {
         job.workers++;
         racks.add(this.cluster.nodes[task.nodeIndex]!.rack);
