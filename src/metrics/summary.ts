@@ -48,8 +48,6 @@ export interface SummaryInput {
   readonly busyGpuS: number;
   readonly allocatedCpuMilliS: number;
   readonly faultsByType: Readonly<Record<string, number>>;
-  /** Share of whole simulated days with at least one fault that took effect. */
-  readonly daysWithFault: number;
   readonly events: number;
 }
 
@@ -95,13 +93,28 @@ export function buildSummary(input: SummaryInput): RunSummary {
     gpuAllocationRate: roundRatio(gpuCapacityS > 0 ? input.allocatedGpuS / gpuCapacityS : 0),
     gpuUtilization: roundRatio(gpuCapacityS > 0 ? input.busyGpuS / gpuCapacityS : 0),
     cpuAllocationRate: roundRatio(cpuCapacityS > 0 ? input.allocatedCpuMilliS / cpuCapacityS : 0),
-    faults: { total: faultsTotal, byType: { ...input.faultsByType }, daysWithFault: roundRatio(input.daysWithFault) },
+    faults: { total: faultsTotal, byType: { ...input.faultsByType }, daysWithFault: roundRatio(daysWithFault(started, endS)) },
     restarts: jobs.reduce((sum, j) => sum + j.restarts, 0),
     lostGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.lostGpuS, 0) / 3600),
     downtimeGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.downtimeGpuS, 0) / 3600),
     events: input.events,
     perf: { wallS: 0, eventsPerS: 0 },
   };
+}
+
+/**
+ * Share of the started jobs' whole days of life (from first start to end, or to `endS`) on which a
+ * fault hit the job; 0 when no job lived a whole day.
+ */
+function daysWithFault(started: readonly JobRuntime[], endS: number): number {
+  let days = 0;
+  let withFault = 0;
+  for (const job of started) {
+    const life = job.daysOfLife(endS);
+    days += life.days;
+    withFault += life.withFault;
+  }
+  return days > 0 ? withFault / days : 0;
 }
 
 /**

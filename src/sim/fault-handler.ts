@@ -157,6 +157,7 @@ export class FaultHandler {
         this.takeEffect(occurrence);
         for (const job of victims) {
           job.advanceTo(this.engine.nowS);
+          job.meetFault(this.engine.nowS);
           job.faultSlowdowns.push(effect.factor);
           this.slowedJobs.set(occurrence, job);
           this.host.refreshRate(job);
@@ -260,6 +261,7 @@ export class FaultHandler {
   /** A hang stalls the job, holding its resources, until its watchdog fires. */
   private hang(job: JobRuntime, occurrence: FaultOccurrence): void {
     job.advanceTo(this.engine.nowS);
+    job.meetFault(this.engine.nowS);
     if (job.hung) return;
     job.hung = true;
     job.hangs++;
@@ -278,6 +280,7 @@ export class FaultHandler {
     if (job.phase !== 'running') return;
     const nowS = this.engine.nowS;
     job.advanceTo(nowS);
+    if (occurrence) job.meetFault(nowS);
     const effect = occurrence?.type.effect.kind;
     const hardwareLost = effect === 'gpu-down' || effect === 'node-down' || effect === 'network-down';
     const lost = job.rollBack(effect === 'silent-corruption' ? 1 : 0);

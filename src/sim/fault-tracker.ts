@@ -28,22 +28,9 @@ export class FaultTracker {
     this.gpuDownFaults = gpusPerNode.map((gpus) => new Array<number>(gpus).fill(0));
   }
 
-  /** Simulated days (floor of time / 1 day) on which at least one fault took effect. */
-  private readonly faultDays = new Set<number>();
-
   /** Counts a fault that took effect (changed capacity or hit a job). */
   count(occurrence: FaultOccurrence): void {
     this.countsByType.set(occurrence.type.name, (this.countsByType.get(occurrence.type.name) ?? 0) + 1);
-    this.faultDays.add(Math.floor(occurrence.timeS / 86_400));
-  }
-
-  /** Share of the whole simulated days before `endS` with at least one fault that took effect (0 when under a day). */
-  daysWithFaultShare(endS: number): number {
-    const days = Math.floor(endS / 86_400);
-    if (days === 0) return 0;
-    let withFault = 0;
-    for (const day of this.faultDays) if (day < days) withFault++;
-    return withFault / days;
   }
 
   /** Faults that took effect, by type name, in name order (stable across runs). */

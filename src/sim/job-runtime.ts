@@ -21,6 +21,9 @@ export interface PauseStep {
   readonly seconds: number;
 }
 
+/** Seconds in a day, for counting the days of a job's life. */
+const DAY_S = 86_400;
+
 /** Why a job ended without completing. */
 export type FailureReason = 'unschedulable' | 'fault';
 
@@ -68,6 +71,10 @@ export class JobRuntime implements JobView {
   trainingStarts = 0;
   /** Speed factors of the unrepaired slowdown faults on the job's hardware (thermal, PCIe width). */
   readonly faultSlowdowns: number[] = [];
+  /** Days of the job's life (counted from its first start) on which a fault hit it, up to `lastFaultDay`. */
+  faultDays = 0;
+  /** The last such day (−1: none yet); faults come in time order, so each day is counted once. */
+  lastFaultDay = -1;
   /** GPU-seconds of training whose result was lost to faults (rolled back or failed). */
   lostGpuS = 0;
   /**
@@ -211,6 +218,25 @@ export class JobRuntime implements JobView {
   /** Seconds a failure went unnoticed or undiagnosed: until resubmission, detection pauses, hangs. */
   get detectingS(): number {
     return this.waitingForResubmitS + this.pausedByKindS.detecting;
+  }
+
+  /** A fault hit the job at `nowS` (it crashed, hung or slowed down): its day of life counts as a day with a fault. */
+  meetFault(nowS: number): void {
+    if (this.firstStartS === null) return;
+    const day = Math.floor((nowS - this.firstStartS) / DAY_S);
+    if (day !== this.lastFaultDay) {
+      this.faultDays++;
+      this.lastFaultDay = day;
+    }
+  }
+
+  /**
+   * Whole days from the first start to the end (or `nowS`), and how many of them a fault hit; a
+   * last, partial day is left out, whatever happened on it.
+   */
+  daysOfLife(nowS: number): { readonly days: number; readonly withFault: number } {
+    const days = Math.floor(this.wallSinceStartS(nowS) / DAY_S);
+    return { days, withFault: this.faultDays - (this.lastFaultDay >= days ? 1 : 0) };
   }
 
   /** When the job will finish at its current rate, or Infinity when it is not progressing. */

@@ -157,7 +157,6 @@ export class Simulation {
       busyGpuS: this.meter.busyGpuS,
       allocatedCpuMilliS: this.meter.allocatedCpuMilliS,
       faultsByType: this.faults.byType(),
-      daysWithFault: this.faults.daysWithFaultShare(endS),
       events: this.engine.dispatched,
     });
     return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline };

@@ -34,8 +34,8 @@ describe('faults in the simulation (no recovery policy)', () => {
     expect(a!.endS).toBe(100);
     expect(b!.phase).toBe('failed');
     expect(b!.endS).toBe(200);
-    // The run lasts past one whole day (the repair), and that day had the fault.
-    expect(result.summary.faults).toEqual({ total: 1, byType: { 'gpu-dbe': 1 }, daysWithFault: 1 });
+    // The run lasts past one whole day (the repair), but neither job lived a whole day: no day of a job to count.
+    expect(result.summary.faults).toEqual({ total: 1, byType: { 'gpu-dbe': 1 }, daysWithFault: 0 });
     expect(result.summary.lostGpuHours).toBeCloseTo((8 * 100) / 3600, 6);
     expect(result.timeline.map((r) => `${r.timeS} ${r.event} ${r.jobId}`)).toEqual([
       '100 fault ',
