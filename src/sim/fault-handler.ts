@@ -14,7 +14,7 @@ import type { PlacementPolicy } from '../policies/types.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import type { FaultTracker } from './fault-tracker.js';
-import type { JobRuntime, PauseStep } from './job-runtime.js';
+import { hardwareSpeedFactor, type JobRuntime, type PauseStep } from './job-runtime.js';
 
 /** Seconds a healthy node takes for the node check's GEMM + allgather test. */
 const NODE_TEST_S = 10;
@@ -64,8 +64,6 @@ export class FaultHandler {
   private readonly recovery: RecoveryPolicy;
   private readonly faults: FaultTracker;
   private readonly injector: RateInjector | null;
-  /** Slowdown faults and the job each one slowed, until repaired. */
-  private readonly slowedJobs = new Map<FaultOccurrence, JobRuntime>();
   /** Broken GPUs and networks the scheduler cannot see yet (the node looks healthy) until isolated. */
   private readonly hidden = new Set<FaultOccurrence>();
   /** How often each pod's lineage was relaunched after a failure (pods that never were: absent). */
@@ -153,14 +151,10 @@ export class FaultHandler {
         for (const job of victims) this.hang(job, occurrence);
         return;
       case 'slowdown':
-        if (victims.length === 0) return;
+        // The hardware stays slow until repaired, whether or not a job runs on it now.
+        this.faults.slowDown(nodeIndex, gpuIndex, effect.factor);
         this.takeEffect(occurrence);
-        for (const job of victims) {
-          job.advanceTo(this.engine.nowS);
-          job.faultSlowdowns.push(effect.factor);
-          this.slowedJobs.set(occurrence, job);
-          this.host.refreshRate(job);
-        }
+        this.refreshHardwareFactors(victims);
         this.scheduleRepair(occurrence);
         return;
       default:
@@ -232,20 +226,14 @@ export class FaultHandler {
       case 'network-down':
         if (this.faults.nodeRepaired(nodeIndex)) this.cluster.setNodeHealth(nodeIndex, 'up');
         break;
-      case 'slowdown': {
-        const job = this.slowedJobs.get(occurrence);
-        this.slowedJobs.delete(occurrence);
-        if (!job) break;
-        job.advanceTo(this.engine.nowS);
-        const at = job.faultSlowdowns.indexOf(effect.factor);
-        if (at >= 0) job.faultSlowdowns.splice(at, 1);
-        if (job.phase === 'running') this.host.refreshRate(job);
+      case 'slowdown':
+        this.faults.slowdownRepaired(nodeIndex, gpuIndex, effect.factor);
+        this.refreshHardwareFactors(this.jobsOn(nodeIndex, gpuIndex));
         // A straggler the node check cordoned is healthy again once its last slowdown is repaired.
-        if (this.cluster.nodeHealth(nodeIndex) === 'cordoned' && this.nodeSlowdown(nodeIndex) === 1) {
+        if (this.cluster.nodeHealth(nodeIndex) === 'cordoned' && !this.faults.nodeSlowed(nodeIndex)) {
           this.cluster.setNodeHealth(nodeIndex, 'up');
         }
         break;
-      }
       case 'crash':
       case 'silent-corruption':
       case 'hang':
@@ -353,7 +341,7 @@ export class FaultHandler {
       const nodes = [...new Set(tasks.map((t) => t.nodeIndex))].map((nodeIndex) => ({
         nodeIndex,
         faulty: lostNodeIndices.includes(nodeIndex),
-        testS: NODE_TEST_S / this.nodeSlowdown(nodeIndex),
+        testS: NODE_TEST_S / this.nodeFactorFor(nodeIndex, tasks),
       }));
       const check = runNodeCheck(nodes);
       steps.push({ kind: 'health-check', seconds: check.durationS });
@@ -513,12 +501,31 @@ export class FaultHandler {
     }
   }
 
-  /** Product of the unrepaired slowdown factors of faults on the node (1 when none). */
-  private nodeSlowdown(nodeIndex: number): number {
-    let factor = 1;
-    for (const occurrence of this.slowedJobs.keys()) {
-      if (occurrence.nodeIndex === nodeIndex && occurrence.type.effect.kind === 'slowdown') factor *= occurrence.type.effect.factor;
+  /** Speed factor of the hardware a job holds (its unrepaired slowdowns, as its kind combines them); 1 when it holds none. */
+  hardwareFactorOf(job: JobRuntime): number {
+    const tasks = this.cluster.tasksOf(job.spec.id) ?? [];
+    return hardwareSpeedFactor(
+      job.spec.kind,
+      tasks.map((t) => ({ role: t.role, factor: this.faults.speedFactor(t.nodeIndex, t.gpuIndices) })),
+    );
+  }
+
+  /** Re-derives the speed of jobs on hardware whose slowdowns changed (only those jobs). */
+  private refreshHardwareFactors(jobs: readonly JobRuntime[]): void {
+    for (const job of jobs) {
+      const factor = this.hardwareFactorOf(job);
+      if (factor === job.hardwareFactor) continue;
+      job.advanceTo(this.engine.nowS);
+      job.hardwareFactor = factor;
+      // A paused job's rate is 0 until its resume event, which recomputes it.
+      if (!job.paused) this.host.refreshRate(job);
     }
+  }
+
+  /** Speed factor of a job's work on one node (the GPUs its tasks there use), for the node check's test. */
+  private nodeFactorFor(nodeIndex: number, tasks: readonly TaskPlacement[]): number {
+    let factor = 1;
+    for (const task of tasks) if (task.nodeIndex === nodeIndex) factor = Math.min(factor, this.faults.speedFactor(nodeIndex, task.gpuIndices));
     return factor;
   }
 

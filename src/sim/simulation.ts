@@ -434,6 +434,7 @@ export class Simulation {
     job.baseRateStepsPerS =
       stepsPerS(job.spec, { workers: job.workers, ps: job.ps }) / (crossRack ? this.scenario.params.crossRackSlowdown : 1);
     job.shapeSinceS = this.engine.nowS;
+    job.hardwareFactor = this.faultHandler.hardwareFactorOf(job);
     this.refreshRate(job);
   }
 
@@ -516,6 +517,7 @@ export class Simulation {
     job.cpuMilli = 0;
     job.workers = 0;
     job.ps = 0;
+    job.hardwareFactor = 1;
     job.epoch++;
     const index = this.running.indexOf(job);
     if (index < 0) throw new InvariantError(`job ${job.spec.id} is not running`);
