@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadCatalog, scaledCatalog, type FaultType } from '../../src/faults/catalog.js';
 import type { FaultOccurrence } from '../../src/faults/occurrence.js';
 import type { JobSpec } from '../../src/model/job-spec.js';
 import { stepsPerS } from '../../src/model/speed.js';
@@ -111,5 +112,33 @@ describe('slowdowns of one job', () => {
     const replay = [{ timeS: 1000, type: HALF, nodeIndex: 0, gpuIndex: 3, repairS: 1e9 }];
     const result = new Simulation(withFaults(scenarioOf(gpuCluster(2, 8), [ps]), replay), { checkInvariants: true }).run();
     expect(result.jobs[0]!.endS).toBeCloseTo(1000 + (100_000 - 1000 * rate) / (0.75 * rate), 6);
+  });
+});
+
+describe('the node check and the catalog agree on slowdowns', () => {
+  const CRASH = faultType('bug', { kind: 'crash' });
+  const ant = loadCatalog('ant-2023');
+  const thermal = ant.types.find((t) => t.name === 'gpu-thermal-slowdown')!;
+  const hotter = scaledCatalog(ant, 1, { 'gpu-thermal-slowdown': { effect: { kind: 'slowdown', factor: 0.3 } } }).types.find((t) => t.name === 'gpu-thermal-slowdown')!;
+
+  /** Nodes the node check cordoned after a crash while node 1 of a 4-node job is slowed by `type`. */
+  function cordonedWith(type: FaultType): string[] {
+    const job = allreduceJob('llm', { workers: 4, totalSteps: 5000, elastic: { minReplicas: 2, maxReplicas: 4, unit: 2 } });
+    const replay = [
+      { timeS: 500, type, nodeIndex: 1, gpuIndex: 0, repairS: 1e6 },
+      { timeS: 1000, type: CRASH, nodeIndex: 2, gpuIndex: 0, repairS: 0 },
+    ];
+    const result = new Simulation(withFaults(scenarioOf(gpuCluster(5, 8, 100), [job]), replay, 'dlrover'), { checkInvariants: true }).run();
+    return result.timeline.filter((r) => r.event === 'node-cordoned').map((r) => r.node);
+  }
+
+  it('a slowdown the catalog says the check finds is found and cordoned', () => {
+    expect(hotter.foundByNodeCheck).toBe(true);
+    expect(cordonedWith(hotter)).toEqual(['n1']);
+  });
+
+  it('a thermal slowdown the catalog says the check does not find is not found', () => {
+    expect(thermal.foundByNodeCheck).toBe(false);
+    expect(cordonedWith(thermal)).toEqual([]);
   });
 });
