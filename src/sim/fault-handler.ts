@@ -328,7 +328,8 @@ export class FaultHandler {
    * In-place recovery: the job keeps its healthy pods. With a node check, faulty nodes and
    * stragglers are found (and stragglers cordoned); the pods on lost or bad nodes are replaced on
    * healthy nodes, or the job shrinks to a multiple of its node unit, or, when neither is possible,
-   * it waits in the queue for capacity. Then its processes restart and load the last checkpoint.
+   * it waits in the queue for capacity (and pays detection and the check when it starts again).
+   * Then its processes restart and load the last checkpoint.
    * A pod whose lineage used up the plan's relaunches is not replaced: a worker is dropped for good
    * (the job shrinks, or fails when it cannot), any other pod fails the job.
    */
@@ -397,7 +398,8 @@ export class FaultHandler {
         job.restarts++;
         this.host.stopRunning(job);
         job.phase = 'queued';
-        job.restartPause = this.restartSteps(job, { kind: 'rescheduling', seconds: plan.replaceS });
+        // Detection and the node check are paid like in any recovery, when the job starts again.
+        job.restartPause = this.restartSteps(job, ...steps, { kind: 'rescheduling', seconds: plan.replaceS });
         this.host.requeue(job);
         this.faults.log({ timeS: nowS, event: 'job-waiting', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: 'no healthy capacity: queued' });
         return;
