@@ -66,6 +66,8 @@ export class FaultHandler {
   private readonly injector: RateInjector | null;
   /** Broken GPUs and networks the scheduler cannot see yet (the node looks healthy) until isolated. */
   private readonly hidden = new Set<FaultOccurrence>();
+  /** Replayed faults: the trace fixes when the hardware is back, however late the fault is located. */
+  private readonly endsAtTraceTime = new WeakSet<FaultOccurrence>();
   /** How often each pod's lineage was relaunched after a failure (pods that never were: absent). */
   private readonly relaunches = new WeakMap<TaskPlacement, number>();
   /** Replaced pods whose count a replacement already took. */
@@ -131,6 +133,10 @@ export class FaultHandler {
         this.hidden.add(occurrence);
         this.takeEffect(occurrence);
         this.engine.scheduleAt(this.engine.nowS + this.recovery.isolationDelayS(occurrence.type, this.engine.nowS), { kind: 'isolate', occurrence });
+        if (replayIndex !== null) {
+          this.endsAtTraceTime.add(occurrence);
+          this.scheduleRepair(occurrence);
+        }
         for (const job of victims) this.crash(job, occurrence, effect.kind === 'gpu-down' ? 'its GPU failed' : 'its node lost the network');
         return;
       case 'node-down':
@@ -173,7 +179,13 @@ export class FaultHandler {
     else this.onRepair(occurrence);
   }
 
-  /** Takes broken hardware out of service once located (no-op when already isolated); its repair starts then. */
+  /**
+   * Takes broken hardware out of service once located (no-op when already isolated or back). Its
+   * repair time counts from the fault: a replayed fault is back at its trace's end time (already
+   * scheduled); a rate fault at its fault time plus its repair time, or at once when that has
+   * passed by now (catalog repair times are times out of service from the fault, as measured in
+   * the InfiniteHBD trace, so a late find adds no second repair).
+   */
   isolate(occurrence: FaultOccurrence, detail = 'taken out of service'): void {
     if (!this.hidden.delete(occurrence)) return;
     const { nodeIndex, gpuIndex } = occurrence;
@@ -186,7 +198,10 @@ export class FaultHandler {
     for (const job of this.jobsOn(nodeIndex, occurrence.type.effect.kind === 'gpu-down' ? (gpuIndex ?? 0) : null)) {
       this.crash(job, occurrence, 'its hardware was taken out of service');
     }
-    this.scheduleRepair(occurrence);
+    if (this.endsAtTraceTime.has(occurrence)) return;
+    const backS = Math.max(this.engine.nowS, occurrence.timeS + occurrence.repairS);
+    if (backS > this.engine.nowS) this.engine.scheduleAt(backS, { kind: 'repair', occurrence });
+    else this.onRepair(occurrence);
   }
 
   /** The hidden broken hardware under a job's tasks, if any. */
@@ -218,6 +233,12 @@ export class FaultHandler {
   onRepair(occurrence: FaultOccurrence): void {
     const { nodeIndex, gpuIndex } = occurrence;
     const effect = occurrence.type.effect;
+    // A replayed fault nobody located yet: the trace says the hardware is back, so it stops being broken.
+    if (this.hidden.delete(occurrence)) {
+      this.logFault('repair', occurrence, '', 'back before it was located');
+      this.host.markDirty();
+      return;
+    }
     switch (effect.kind) {
       case 'gpu-down':
         if (this.faults.gpuRepaired(nodeIndex, gpuIndex ?? 0)) this.cluster.setGpuUp(nodeIndex, gpuIndex ?? 0, true);

@@ -184,7 +184,8 @@ describe('broken hardware the scheduler cannot see', () => {
   });
 
   it('manual: the resubmitted job lands on the broken GPU again and again until the SRE round takes it out', () => {
-    const gpu = { timeS: 1000, type: GPU_DOWN, nodeIndex: 1, gpuIndex: 5, repairS: 3600 };
+    // The trace keeps the GPU broken past the SRE round (it is back at 101,000 s).
+    const gpu = { timeS: 1000, type: GPU_DOWN, nodeIndex: 1, gpuIndex: 5, repairS: 100_000 };
     const result = run(4, llm(4, 5000), [gpu], 'fifo');
     const crashes = result.timeline.filter((r) => r.event === 'job-crash').map((r) => r.timeS);
     // Every cycle: noticed at the next 10-min poll, 5 min of pod scheduling, 8 min load, crash.
