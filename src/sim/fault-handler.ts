@@ -29,6 +29,10 @@ export interface FaultHost {
   readonly tracker: FaultTracker;
   /** Running jobs in start order (the simulation's own list). */
   readonly running: readonly JobRuntime[];
+  /** The job with this id. */
+  job(jobId: string): JobRuntime;
+  /** Position of a running job in the running list's order (larger = started later). */
+  startOrder(job: JobRuntime): number;
   /** True while some job has not ended (faults after that change nothing). */
   jobsRemain(): boolean;
   /** Asks for a scheduling pass at the end of the instant. */
@@ -558,13 +562,16 @@ export class FaultHandler {
     return this.recovery.checkpointCosts?.loadS ?? job.spec.checkpoint.loadS;
   }
 
-  /** Running jobs holding the GPU (or, with gpuIndex null, anything on the node), in start order. */
+  /** Running jobs holding the GPU (or, with gpuIndex null, anything on the node), in start order; cost: the jobs on the node. */
   private jobsOn(nodeIndex: number, gpuIndex: number | null): JobRuntime[] {
-    return this.host.running.filter((job) =>
-      (this.cluster.tasksOf(job.spec.id) ?? []).some(
-        (t) => t.nodeIndex === nodeIndex && (gpuIndex === null || t.gpuIndices.includes(gpuIndex)),
-      ),
-    );
+    const jobs: JobRuntime[] = [];
+    for (const jobId of this.cluster.jobsOnNode(nodeIndex)) {
+      const job = this.host.job(jobId);
+      if (job.phase !== 'running') continue;
+      const tasks = this.cluster.tasksOf(jobId) ?? [];
+      if (gpuIndex === null || tasks.some((t) => t.nodeIndex === nodeIndex && t.gpuIndices.includes(gpuIndex))) jobs.push(job);
+    }
+    return jobs.sort((a, b) => this.host.startOrder(a) - this.host.startOrder(b));
   }
 
   private logFault(event: string, occurrence: FaultOccurrence, jobId: string, detail: string): void {
