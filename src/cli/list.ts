@@ -18,6 +18,7 @@ export function listing(): {
   traceFormats: Record<string, { description: string; files: string; machineList: boolean }>;
   faultCatalogs: Record<string, { description: string; faultTypes: number; ratePerGpuDay: number }>;
   recoveryTimesS: Record<string, Record<string, number>>;
+  recoveryCounts: Record<string, Record<string, number>>;
 } {
   return {
     presets,
@@ -43,6 +44,7 @@ export function listing(): {
         Object.fromEntries(Object.entries(entry.defaultTimesS).map(([key, seconds]) => [key.replace(/S$/, ''), seconds])),
       ]),
     ),
+    recoveryCounts: Object.fromEntries(Object.entries(recoveryPolicies).map(([name, entry]) => [name, { ...entry.defaultCounts }])),
   };
 }
 
@@ -76,9 +78,10 @@ export const listCommand: CommandModule<object, ListArgs> = {
         true,
       ),
       '',
-      'recovery times (scenario recoveryTimes; defaults):',
+      'recovery times and counts (scenario recoveryTimes; defaults):',
       ...Object.entries(data.recoveryTimesS).map(([name, times]) => {
-        const pairs = Object.entries(times).map(([key, seconds]) => `${key} ${formatDurationS(seconds)}`);
+        const counts = Object.entries(data.recoveryCounts[name] ?? {}).map(([key, count]) => `${key} ${count}`);
+        const pairs = [...Object.entries(times).map(([key, seconds]) => `${key} ${formatDurationS(seconds)}`), ...counts];
         return `  ${name.padEnd(13)} ${pairs.length > 0 ? pairs.join(', ') : '(none)'}`;
       }),
     ];

@@ -76,6 +76,21 @@ export interface FaultType {
   readonly exit?: ExitClass;
 }
 
+/**
+ * DLRover's straggler rule: the node check flags a node whose best test time exceeds this many
+ * times the median (strictly: `t > med_time * 2` in dlrover/python/master/elastic_training/rdzv_manager.py).
+ */
+export const NODE_CHECK_STRAGGLER_FACTOR = 2;
+
+/**
+ * True when the node check flags a node slowed to `factor` among healthy ones: its test takes
+ * 1/factor times the median, a straggler only beyond NODE_CHECK_STRAGGLER_FACTOR (so half speed,
+ * exactly 2x, is not found).
+ */
+export function nodeCheckFindsSlowdown(factor: number): boolean {
+  return 1 / factor > NODE_CHECK_STRAGGLER_FACTOR;
+}
+
 /** A fault's exit class: its own, else hardware for a GPU, node or network loss and unknown otherwise. */
 export function exitClassOf(type: FaultType): ExitClass {
   if (type.exit) return type.exit;
@@ -186,6 +201,12 @@ function typeProblem(type: FaultType): TypeProblem | null {
   if (effect.kind === 'node-down' && scope !== 'node') return { path: ['scope'], message: `effect node-down needs scope node (got ${scope})` };
   if (effect.kind === 'network-down' && scope !== 'link' && scope !== 'node') {
     return { path: ['scope'], message: `effect network-down needs scope link or node (got ${scope})` };
+  }
+  if (effect.kind === 'slowdown' && type.foundByNodeCheck !== nodeCheckFindsSlowdown(effect.factor)) {
+    const message = type.foundByNodeCheck
+      ? `a slowdown to ${effect.factor} leaves the node check at ${NODE_CHECK_STRAGGLER_FACTOR}x the median or less, which it does not flag (> ${NODE_CHECK_STRAGGLER_FACTOR}x): expected foundByNodeCheck false`
+      : `a slowdown to ${effect.factor} makes the node check take over ${NODE_CHECK_STRAGGLER_FACTOR}x the median, which it flags: expected foundByNodeCheck true`;
+    return { path: ['foundByNodeCheck'], message };
   }
   const takesHardwareDown = effect.kind !== 'crash' && effect.kind !== 'hang' && effect.kind !== 'silent-corruption';
   if (takesHardwareDown && type.repair.kind === 'none') {
@@ -401,6 +422,8 @@ function applyOverride(type: FaultType, raw: unknown): FaultType {
     ...(scope !== undefined && { scope }),
     ...(effect !== undefined && { effect }),
     ...(foundByNodeCheck !== undefined && { foundByNodeCheck }),
+    // A new slowdown factor without a flag: found exactly when the node check flags that factor.
+    ...(foundByNodeCheck === undefined && effect?.kind === 'slowdown' && { foundByNodeCheck: nodeCheckFindsSlowdown(effect.factor) }),
     ...(repair !== undefined && { repair }),
     ...(category !== undefined && { category }),
     ...(exit !== undefined && { exit }),

@@ -219,13 +219,13 @@ export const infiniteHbdTypes: readonly InfiniteHbdMapping[] = [
   // Hardware Failure: GPU
   mapping(HW, 'GPU', 'GPU DBE(Double Bit ECC) > Threshold', 60, 'hbd-gpu-dbe', GPU_DOWN, 'gpu', 'hardware', true, 48, 'Uncorrectable (double-bit) ECC errors over threshold, Xid 48: the GPU is unusable until repaired (REFERENCE §7)'),
   mapping(HW, 'GPU', 'GPU xid Error', 11, 'hbd-gpu-xid', GPU_DOWN, 'gpu', 'hardware', true, null, 'An unspecified GPU Xid that took the node out of service: the GPU is unusable until repaired'),
-  mapping(HW, 'GPU', 'GPU Temperature High', 2, 'hbd-gpu-thermal', DEGRADED, 'gpu', 'hardware', true, null, 'GPU too hot: thermal throttling halves its speed; the node check sees a straggler'),
+  mapping(HW, 'GPU', 'GPU Temperature High', 2, 'hbd-gpu-thermal', DEGRADED, 'gpu', 'hardware', false, null, 'GPU too hot: thermal throttling halves its speed; at exactly 2x the median the node check does not flag it (> 2x)'),
   mapping(HW, 'GPU', 'GPU Lost', 5, 'hbd-gpu-lost', GPU_DOWN, 'gpu', 'hardware', true, 79, 'GPU fell off the bus (Xid 79): unusable until the node is repaired'),
   mapping(HW, 'GPU', 'GPU device unknow error', 40, 'hbd-gpu-unknown', GPU_DOWN, 'gpu', 'hardware', true, null, 'Unknown GPU device error: the GPU is unusable until repaired'),
-  mapping(HW, 'GPU', 'GPU PCI link width low', 25, 'hbd-gpu-pcie-width', DEGRADED, 'gpu', 'hardware', true, null, 'GPU PCIe link trained at reduced width: host transfers slow the GPU to half speed; the node check sees a straggler'),
+  mapping(HW, 'GPU', 'GPU PCI link width low', 25, 'hbd-gpu-pcie-width', DEGRADED, 'gpu', 'hardware', false, null, 'GPU PCIe link trained at reduced width: host transfers slow the GPU to half speed; at exactly 2x the median the node check does not flag it (> 2x)'),
   mapping(HW, 'GPU', 'nvidia-smi Timeout', 9, 'hbd-gpu-smi-timeout', { kind: 'hang' }, 'gpu', 'hardware', true, null, 'GPU stops answering (nvidia-smi times out): its processes hang until a timeout'),
   mapping(HW, 'GPU', 'GPU SBE(Single Bit ECC) > Threshold', 1, 'hbd-gpu-sbe', GPU_DOWN, 'gpu', 'hardware', false, 92, 'Excess single-bit ECC errors (Xid 92): the GPU is drained for row remapping or replacement'),
-  mapping(HW, 'GPU', 'GPU P2P Bandwidth Low', 3, 'hbd-gpu-p2p-slow', DEGRADED, 'gpu', 'hardware', true, null, 'Low GPU peer-to-peer bandwidth: collectives through it run at half speed; the allgather check sees a straggler'),
+  mapping(HW, 'GPU', 'GPU P2P Bandwidth Low', 3, 'hbd-gpu-p2p-slow', DEGRADED, 'gpu', 'hardware', false, null, 'Low GPU peer-to-peer bandwidth: collectives through it run at half speed; at exactly 2x the median the node check does not flag it (> 2x)'),
   mapping(HW, 'GPU', 'Silent Data Corruption', 1, 'hbd-gpu-sdc', { kind: 'silent-corruption' }, 'gpu', 'hardware', false, null, 'Silent data corruption: wrong results until found, forcing a rollback; no health check finds it'),
   mapping(HW, 'GPU', 'GPU device not found', 1, 'hbd-gpu-not-found', GPU_DOWN, 'gpu', 'hardware', true, null, 'GPU not found by the driver: unusable until repaired'),
   // Hardware Failure: network

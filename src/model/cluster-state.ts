@@ -48,6 +48,8 @@ export class ClusterState implements ClusterView {
   private readonly cpuUsedMilli: number[];
   private readonly memUsedMiB: number[];
   private readonly tasksByJob = new Map<string, TaskPlacement[]>();
+  /** For each node, the jobs holding tasks on it and how many. */
+  private readonly taskCountsByNode: Map<string, number>[];
   private allocatedGpuMilliTotal = 0;
   private allocatedCpuMilliTotal = 0;
   private schedulableWholeFree = 0;
@@ -60,6 +62,7 @@ export class ClusterState implements ClusterView {
     this.wholeFree = spec.nodes.map((n) => n.gpus);
     this.cpuUsedMilli = spec.nodes.map(() => 0);
     this.memUsedMiB = spec.nodes.map(() => 0);
+    this.taskCountsByNode = spec.nodes.map(() => new Map());
     this.totalGpus = spec.nodes.reduce((sum, n) => sum + n.gpus, 0);
     this.totalCpuMilli = spec.nodes.reduce((sum, n) => sum + n.cpuMilli, 0);
     this.totalMemMiB = spec.nodes.reduce((sum, n) => sum + n.memMiB, 0);
@@ -111,19 +114,18 @@ export class ClusterState implements ClusterView {
     return this.schedulableWholeFree;
   }
 
-  /** Ids of jobs holding at least one task on the node, in allocation order. */
+  /** Ids of jobs holding at least one task on the node (cost: those jobs only). */
   jobsOnNode(nodeIndex: number): string[] {
-    const ids: string[] = [];
-    for (const [jobId, tasks] of this.tasksByJob) {
-      if (tasks.some((t) => t.nodeIndex === nodeIndex)) ids.push(jobId);
-    }
-    return ids;
+    return [...this.taskCountsByNode[nodeIndex]!.keys()];
   }
 
   /** Gives tasks to a job (added to what it holds); throws InvariantError on any breach, changing nothing. */
   allocate(jobId: string, tasks: readonly TaskPlacement[]): void {
     this.checkFits(jobId, tasks);
-    for (const task of tasks) this.apply(task, +1);
+    for (const task of tasks) {
+      this.apply(task, +1);
+      this.countOnNode(jobId, task.nodeIndex, +1);
+    }
     const held = this.tasksByJob.get(jobId);
     if (held) held.push(...tasks);
     else this.tasksByJob.set(jobId, [...tasks]);
@@ -133,7 +135,10 @@ export class ClusterState implements ClusterView {
   release(jobId: string): readonly TaskPlacement[] {
     const held = this.tasksByJob.get(jobId);
     if (!held) return [];
-    for (const task of held) this.apply(task, -1);
+    for (const task of held) {
+      this.apply(task, -1);
+      this.countOnNode(jobId, task.nodeIndex, -1);
+    }
     this.tasksByJob.delete(jobId);
     return held;
   }
@@ -145,6 +150,7 @@ export class ClusterState implements ClusterView {
       const index = held ? held.findIndex((h) => sameTask(h, task)) : -1;
       if (!held || index < 0) throw new InvariantError(`job ${jobId} does not hold a ${task.role} task on node ${task.nodeIndex}`);
       this.apply(held[index]!, -1);
+      this.countOnNode(jobId, task.nodeIndex, -1);
       held.splice(index, 1);
     }
     if (held && held.length === 0) this.tasksByJob.delete(jobId);
@@ -172,8 +178,10 @@ export class ClusterState implements ClusterView {
     const gpuUsed = this.nodes.map((n) => new Array<number>(n.gpus).fill(0));
     const cpuUsed = this.nodes.map(() => 0);
     const memUsed = this.nodes.map(() => 0);
+    const countsByNode = this.nodes.map(() => new Map<string, number>());
     for (const [jobId, tasks] of this.tasksByJob) {
       for (const task of tasks) {
+        countsByNode[task.nodeIndex]!.set(jobId, (countsByNode[task.nodeIndex]!.get(jobId) ?? 0) + 1);
         for (const g of task.gpuIndices) gpuUsed[task.nodeIndex]![g]! += task.demand.gpuMilli;
         cpuUsed[task.nodeIndex]! += task.demand.cpuMilli;
         memUsed[task.nodeIndex]! += task.demand.memMiB;
@@ -184,6 +192,10 @@ export class ClusterState implements ClusterView {
     }
     this.nodes.forEach((node, i) => {
       const where = `node ${node.name}`;
+      const counts = this.taskCountsByNode[i]!;
+      if (counts.size !== countsByNode[i]!.size || [...counts].some(([jobId, count]) => countsByNode[i]!.get(jobId) !== count)) {
+        throw new InvariantError(`${where}: jobs-on-node index out of step with the tasks held`);
+      }
       if (cpuUsed[i] !== this.cpuUsedMilli[i] || cpuUsed[i]! > node.cpuMilli) {
         throw new InvariantError(`${where}: CPU accounting ${this.cpuUsedMilli[i]} vs ${cpuUsed[i]} of ${node.cpuMilli}`);
       }
@@ -196,6 +208,14 @@ export class ClusterState implements ClusterView {
         }
       });
     });
+  }
+
+  /** Adds `delta` to the job's task count on the node, forgetting the job there at 0. */
+  private countOnNode(jobId: string, nodeIndex: number, delta: number): void {
+    const counts = this.taskCountsByNode[nodeIndex]!;
+    const count = (counts.get(jobId) ?? 0) + delta;
+    if (count > 0) counts.set(jobId, count);
+    else counts.delete(jobId);
   }
 
   private isWholeFree(nodeIndex: number, gpuIndex: number): boolean {

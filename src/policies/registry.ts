@@ -8,7 +8,7 @@ import { createSjf } from './scheduling/sjf.js';
 import { createTetris } from './scheduling/tetris.js';
 import { createEdl } from './scheduling/edl.js';
 import { createTiresias } from './scheduling/tiresias.js';
-import { createDlrover, DLROVER } from './recovery/dlrover.js';
+import { createDlrover, DLROVER, DLROVER_COUNTS, DLROVER_TIMES } from './recovery/dlrover.js';
 import { createManualRecovery, MANUAL_RECOVERY } from './recovery/manual.js';
 import { createTorchElastic, TORCH_ELASTIC } from './recovery/torch-elastic.js';
 import { createNoRecovery } from './recovery/none.js';
@@ -34,18 +34,22 @@ export const placementPolicies: Readonly<Record<string, () => PlacementPolicy>> 
   topology: () => topologyPlacement,
 };
 
-/** A recovery policy's factory and its default times (seconds, names ending in S), which a scenario's `recoveryTimes` may replace. */
+/**
+ * A recovery policy's factory, its default times (seconds, names ending in S) and its default
+ * counts (whole numbers, e.g. maxRelaunches), which a scenario's `recoveryTimes` may replace.
+ */
 export interface RecoveryEntry {
   readonly defaultTimesS: Readonly<Record<string, number>>;
-  create(timesS: Readonly<Record<string, number>>): RecoveryPolicy;
+  readonly defaultCounts: Readonly<Record<string, number>>;
+  create(settings: Readonly<Record<string, number>>): RecoveryPolicy;
 }
 
 /** Recovery policies by id: one line each. */
 export const recoveryPolicies: Readonly<Record<string, RecoveryEntry>> = {
-  none: { defaultTimesS: {}, create: createNoRecovery },
-  manual: { defaultTimesS: { ...MANUAL_RECOVERY }, create: (t) => createManualRecovery({ ...MANUAL_RECOVERY, ...t }) },
-  'torch-elastic': { defaultTimesS: { ...TORCH_ELASTIC }, create: (t) => createTorchElastic({ ...TORCH_ELASTIC, ...t }) },
-  dlrover: { defaultTimesS: { ...DLROVER }, create: (t) => createDlrover({ ...DLROVER, ...t }) },
+  none: { defaultTimesS: {}, defaultCounts: {}, create: createNoRecovery },
+  manual: { defaultTimesS: { ...MANUAL_RECOVERY }, defaultCounts: {}, create: (t) => createManualRecovery({ ...MANUAL_RECOVERY, ...t }) },
+  'torch-elastic': { defaultTimesS: { ...TORCH_ELASTIC }, defaultCounts: {}, create: (t) => createTorchElastic({ ...TORCH_ELASTIC, ...t }) },
+  dlrover: { defaultTimesS: { ...DLROVER_TIMES }, defaultCounts: { ...DLROVER_COUNTS }, create: (t) => createDlrover({ ...DLROVER, ...t }) },
 };
 
 /** Auto-scaling policies by id ("none": jobs keep their requested size). */

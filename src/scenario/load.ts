@@ -14,6 +14,7 @@ import { traceFormatIds, traceFormats } from '../workload/formats.js';
 import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, type SyntheticSpec } from '../workload/synthetic.js';
 import type { TraceFormat } from '../workload/trace-format.js';
+import { parseDurationS } from './duration.js';
 import { applySet, assignmentPath } from './overrides.js';
 import { firstLine, lineOf, readYamlText } from './yaml-file.js';
 import {
@@ -26,6 +27,7 @@ import {
   type TraceDoc,
   type YamlPath,
   formatYamlPath,
+  DURATION_HINT,
   largestNodeGpus,
   validateScenarioDoc,
 } from './schema.js';
@@ -166,33 +168,47 @@ async function resolveFaults(
   return { catalog, replay, hangTimeoutS: faults.hangTimeout };
 }
 
+/** Largest relaunch or other count a scenario's `recoveryTimes` may set. */
+const MAX_RECOVERY_COUNT = 1_000_000;
+
 /**
- * The times the scenario's `recoveryTimes` sets for the recovery policy in use, as seconds by option
- * name (`dlrover: {replace: 3m}` -> replaceS: 180). Every policy's entry is checked, so one scenario
- * serves a comparison of stacks: an unknown policy, or a time a policy does not have, is a
- * ConfigError listing the known ones.
+ * The times and counts the scenario's `recoveryTimes` sets for the recovery policy in use: times as
+ * seconds by option name (`dlrover: {replace: 3m}` -> replaceS: 180), counts as whole numbers under
+ * their own name (`dlrover: {maxRelaunches: 5}`). Every policy's entry is checked, so one scenario
+ * serves a comparison of stacks: an unknown policy, a name a policy does not have, a bad duration or
+ * a count that is not a whole number from 0 to MAX_RECOVERY_COUNT is a ConfigError at its YAML path.
  */
 function recoveryTimesOf(
-  byPolicy: Readonly<Record<string, Readonly<Record<string, number>>>>,
+  byPolicy: Readonly<Record<string, Readonly<Record<string, number | string>>>>,
   recovery: string,
   locate: (path: YamlPath) => string,
 ): Record<string, number> {
-  let timesS: Record<string, number> = {};
-  for (const [policy, times] of Object.entries(byPolicy)) {
+  let settings: Record<string, number> = {};
+  for (const [policy, values] of Object.entries(byPolicy)) {
     const entry = recoveryPolicies[policy];
     if (!entry) throw new ConfigError(locate(['recoveryTimes', policy]), `unknown recovery policy "${policy}"; known: ${Object.keys(recoveryPolicies).join(', ')}`);
-    const known = Object.keys(entry.defaultTimesS).map((name) => name.replace(/S$/, ''));
-    const policyTimesS: Record<string, number> = {};
-    for (const [name, seconds] of Object.entries(times)) {
-      if (!(`${name}S` in entry.defaultTimesS)) {
-        const names = known.length > 0 ? known.join(', ') : '(none)';
-        throw new ConfigError(locate(['recoveryTimes', policy, name]), `recovery policy ${policy} has no time "${name}"; its times: ${names}`);
+    const policySettings: Record<string, number> = {};
+    for (const [name, value] of Object.entries(values)) {
+      const where = locate(['recoveryTimes', policy, name]);
+      if (name in entry.defaultCounts) {
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_RECOVERY_COUNT) {
+          throw new ConfigError(where, `expected a count, a whole number from 0 to ${MAX_RECOVERY_COUNT}; got ${value}`);
+        }
+        policySettings[name] = value;
+      } else if (`${name}S` in entry.defaultTimesS) {
+        const seconds = parseDurationS(value);
+        if (seconds === null) throw new ConfigError(where, `expected a duration ${DURATION_HINT}, got ${value}`);
+        policySettings[`${name}S`] = seconds;
+      } else {
+        const times = Object.keys(entry.defaultTimesS).map((key) => key.replace(/S$/, ''));
+        const counts = Object.keys(entry.defaultCounts);
+        const known = `its times: ${times.length > 0 ? times.join(', ') : '(none)'}${counts.length > 0 ? `; its counts: ${counts.join(', ')}` : ''}`;
+        throw new ConfigError(where, `recovery policy ${policy} has no time "${name}"; ${known}`);
       }
-      policyTimesS[`${name}S`] = seconds;
     }
-    if (policy === recovery) timesS = policyTimesS;
+    if (policy === recovery) settings = policySettings;
   }
-  return timesS;
+  return settings;
 }
 
 /** The scenario's nodes: its node groups, then the machines of `cluster.from` when given. */

@@ -15,7 +15,8 @@ export function formatYamlPath(path: YamlPath): string {
   return text;
 }
 
-const DURATION_HINT = 'like 90s, 15m, 2h or 1d';
+/** How a duration may be written, for error messages. */
+export const DURATION_HINT = 'like 90s, 15m, 2h or 1d';
 
 /**
  * Error parameter giving `text` for a bad value and "required" for a missing one; unknown keys
@@ -387,10 +388,15 @@ export const scenarioSchema = z
       seed: nonNegativeInt.default(1),
       policy: nameSchema.default('fifo'),
       recovery: nameSchema.optional(),
+      // Durations and counts by name; which is which depends on the policy, so load.ts parses the values.
       recoveryTimes: z
         .record(
           z.string(),
-          z.record(z.string(), durationS, says(`expected a mapping of names to durations ${DURATION_HINT}`)),
+          z.record(
+            z.string(),
+            z.custom<number | string>((value) => typeof value === 'number' || typeof value === 'string', says(`expected a duration ${DURATION_HINT}, or a count`)),
+            says(`expected a mapping of names to durations ${DURATION_HINT} (or counts)`),
+          ),
           says('expected a mapping of recovery policies to their times, e.g. {manual: {poll: 5m}}'),
         )
         .optional(),

@@ -14,7 +14,7 @@ import type { PlacementPolicy } from '../policies/types.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import type { FaultTracker } from './fault-tracker.js';
-import type { JobRuntime, PauseStep } from './job-runtime.js';
+import { hardwareSpeedFactor, type JobRuntime, type PauseStep } from './job-runtime.js';
 
 /** Seconds a healthy node takes for the node check's GEMM + allgather test. */
 const NODE_TEST_S = 10;
@@ -29,6 +29,10 @@ export interface FaultHost {
   readonly tracker: FaultTracker;
   /** Running jobs in start order (the simulation's own list). */
   readonly running: readonly JobRuntime[];
+  /** The job with this id. */
+  job(jobId: string): JobRuntime;
+  /** Position of a running job in the running list's order (larger = started later). */
+  startOrder(job: JobRuntime): number;
   /** True while some job has not ended (faults after that change nothing). */
   jobsRemain(): boolean;
   /** Asks for a scheduling pass at the end of the instant. */
@@ -64,10 +68,10 @@ export class FaultHandler {
   private readonly recovery: RecoveryPolicy;
   private readonly faults: FaultTracker;
   private readonly injector: RateInjector | null;
-  /** Slowdown faults and the job each one slowed, until repaired. */
-  private readonly slowedJobs = new Map<FaultOccurrence, JobRuntime>();
   /** Broken GPUs and networks the scheduler cannot see yet (the node looks healthy) until isolated. */
   private readonly hidden = new Set<FaultOccurrence>();
+  /** Replayed faults: the trace fixes when the hardware is back, however late the fault is located. */
+  private readonly endsAtTraceTime = new WeakSet<FaultOccurrence>();
   /** How often each pod's lineage was relaunched after a failure (pods that never were: absent). */
   private readonly relaunches = new WeakMap<TaskPlacement, number>();
   /** Replaced pods whose count a replacement already took. */
@@ -133,6 +137,10 @@ export class FaultHandler {
         this.hidden.add(occurrence);
         this.takeEffect(occurrence);
         this.engine.scheduleAt(this.engine.nowS + this.recovery.isolationDelayS(occurrence.type, this.engine.nowS), { kind: 'isolate', occurrence });
+        if (replayIndex !== null) {
+          this.endsAtTraceTime.add(occurrence);
+          this.scheduleRepair(occurrence);
+        }
         for (const job of victims) this.crash(job, occurrence, effect.kind === 'gpu-down' ? 'its GPU failed' : 'its node lost the network');
         return;
       case 'node-down':
@@ -153,15 +161,11 @@ export class FaultHandler {
         for (const job of victims) this.hang(job, occurrence);
         return;
       case 'slowdown':
-        if (victims.length === 0) return;
+        // The hardware stays slow until repaired, whether or not a job runs on it now.
+        this.faults.slowDown(nodeIndex, gpuIndex, effect.factor);
         this.takeEffect(occurrence);
-        for (const job of victims) {
-          job.advanceTo(this.engine.nowS);
-          job.meetFault(this.engine.nowS);
-          job.faultSlowdowns.push(effect.factor);
-          this.slowedJobs.set(occurrence, job);
-          this.host.refreshRate(job);
-        }
+        for (const job of victims) job.meetFault(this.engine.nowS);
+        this.refreshHardwareFactors(victims);
         this.scheduleRepair(occurrence);
         return;
       default:
@@ -180,7 +184,13 @@ export class FaultHandler {
     else this.onRepair(occurrence);
   }
 
-  /** Takes broken hardware out of service once located (no-op when already isolated); its repair starts then. */
+  /**
+   * Takes broken hardware out of service once located (no-op when already isolated or back). Its
+   * repair time counts from the fault: a replayed fault is back at its trace's end time (already
+   * scheduled); a rate fault at its fault time plus its repair time, or at once when that has
+   * passed by now (catalog repair times are times out of service from the fault, as measured in
+   * the InfiniteHBD trace, so a late find adds no second repair).
+   */
   isolate(occurrence: FaultOccurrence, detail = 'taken out of service'): void {
     if (!this.hidden.delete(occurrence)) return;
     const { nodeIndex, gpuIndex } = occurrence;
@@ -193,7 +203,10 @@ export class FaultHandler {
     for (const job of this.jobsOn(nodeIndex, occurrence.type.effect.kind === 'gpu-down' ? (gpuIndex ?? 0) : null)) {
       this.crash(job, occurrence, 'its hardware was taken out of service');
     }
-    this.scheduleRepair(occurrence);
+    if (this.endsAtTraceTime.has(occurrence)) return;
+    const backS = Math.max(this.engine.nowS, occurrence.timeS + occurrence.repairS);
+    if (backS > this.engine.nowS) this.engine.scheduleAt(backS, { kind: 'repair', occurrence });
+    else this.onRepair(occurrence);
   }
 
   /** The hidden broken hardware under a job's tasks, if any. */
@@ -225,6 +238,12 @@ export class FaultHandler {
   onRepair(occurrence: FaultOccurrence): void {
     const { nodeIndex, gpuIndex } = occurrence;
     const effect = occurrence.type.effect;
+    // A replayed fault nobody located yet: the trace says the hardware is back, so it stops being broken.
+    if (this.hidden.delete(occurrence)) {
+      this.logFault('repair', occurrence, '', 'back before it was located');
+      this.host.markDirty();
+      return;
+    }
     switch (effect.kind) {
       case 'gpu-down':
         if (this.faults.gpuRepaired(nodeIndex, gpuIndex ?? 0)) this.cluster.setGpuUp(nodeIndex, gpuIndex ?? 0, true);
@@ -233,20 +252,14 @@ export class FaultHandler {
       case 'network-down':
         if (this.faults.nodeRepaired(nodeIndex)) this.cluster.setNodeHealth(nodeIndex, 'up');
         break;
-      case 'slowdown': {
-        const job = this.slowedJobs.get(occurrence);
-        this.slowedJobs.delete(occurrence);
-        if (!job) break;
-        job.advanceTo(this.engine.nowS);
-        const at = job.faultSlowdowns.indexOf(effect.factor);
-        if (at >= 0) job.faultSlowdowns.splice(at, 1);
-        if (job.phase === 'running') this.host.refreshRate(job);
+      case 'slowdown':
+        this.faults.slowdownRepaired(nodeIndex, gpuIndex, effect.factor);
+        this.refreshHardwareFactors(this.jobsOn(nodeIndex, gpuIndex));
         // A straggler the node check cordoned is healthy again once its last slowdown is repaired.
-        if (this.cluster.nodeHealth(nodeIndex) === 'cordoned' && this.nodeSlowdown(nodeIndex) === 1) {
+        if (this.cluster.nodeHealth(nodeIndex) === 'cordoned' && !this.faults.nodeSlowed(nodeIndex)) {
           this.cluster.setNodeHealth(nodeIndex, 'up');
         }
         break;
-      }
       case 'crash':
       case 'silent-corruption':
       case 'hang':
@@ -343,7 +356,8 @@ export class FaultHandler {
    * In-place recovery: the job keeps its healthy pods. With a node check, faulty nodes and
    * stragglers are found (and stragglers cordoned); the pods on lost or bad nodes are replaced on
    * healthy nodes, or the job shrinks to a multiple of its node unit, or, when neither is possible,
-   * it waits in the queue for capacity. Then its processes restart and load the last checkpoint.
+   * it waits in the queue for capacity (and pays detection and the check when it starts again).
+   * Then its processes restart and load the last checkpoint.
    * A pod whose lineage used up the plan's relaunches is not replaced: a worker is dropped for good
    * (the job shrinks, or fails when it cannot), any other pod fails the job.
    */
@@ -356,7 +370,7 @@ export class FaultHandler {
       const nodes = [...new Set(tasks.map((t) => t.nodeIndex))].map((nodeIndex) => ({
         nodeIndex,
         faulty: lostNodeIndices.includes(nodeIndex),
-        testS: NODE_TEST_S / this.nodeSlowdown(nodeIndex),
+        testS: NODE_TEST_S / this.nodeFactorFor(nodeIndex, tasks),
       }));
       const check = runNodeCheck(nodes);
       steps.push({ kind: 'health-check', seconds: check.durationS });
@@ -412,7 +426,8 @@ export class FaultHandler {
         job.restarts++;
         this.host.stopRunning(job);
         job.phase = 'queued';
-        job.restartPause = this.restartSteps(job, { kind: 'rescheduling', seconds: plan.replaceS });
+        // Detection and the node check are paid like in any recovery, when the job starts again.
+        job.restartPause = this.restartSteps(job, ...steps, { kind: 'rescheduling', seconds: plan.replaceS });
         this.host.requeue(job);
         this.faults.log({ timeS: nowS, event: 'job-waiting', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: 'no healthy capacity: queued' });
         return;
@@ -516,12 +531,31 @@ export class FaultHandler {
     }
   }
 
-  /** Product of the unrepaired slowdown factors of faults on the node (1 when none). */
-  private nodeSlowdown(nodeIndex: number): number {
-    let factor = 1;
-    for (const occurrence of this.slowedJobs.keys()) {
-      if (occurrence.nodeIndex === nodeIndex && occurrence.type.effect.kind === 'slowdown') factor *= occurrence.type.effect.factor;
+  /** Speed factor of the hardware a job holds (its unrepaired slowdowns, as its kind combines them); 1 when it holds none. */
+  hardwareFactorOf(job: JobRuntime): number {
+    const tasks = this.cluster.tasksOf(job.spec.id) ?? [];
+    return hardwareSpeedFactor(
+      job.spec.kind,
+      tasks.map((t) => ({ role: t.role, factor: this.faults.speedFactor(t.nodeIndex, t.gpuIndices) })),
+    );
+  }
+
+  /** Re-derives the speed of jobs on hardware whose slowdowns changed (only those jobs). */
+  private refreshHardwareFactors(jobs: readonly JobRuntime[]): void {
+    for (const job of jobs) {
+      const factor = this.hardwareFactorOf(job);
+      if (factor === job.hardwareFactor) continue;
+      job.advanceTo(this.engine.nowS);
+      job.hardwareFactor = factor;
+      // A paused job's rate is 0 until its resume event, which recomputes it.
+      if (!job.paused) this.host.refreshRate(job);
     }
+  }
+
+  /** Speed factor of a job's work on one node (the GPUs its tasks there use), for the node check's test. */
+  private nodeFactorFor(nodeIndex: number, tasks: readonly TaskPlacement[]): number {
+    let factor = 1;
+    for (const task of tasks) if (task.nodeIndex === nodeIndex) factor = Math.min(factor, this.faults.speedFactor(nodeIndex, task.gpuIndices));
     return factor;
   }
 
@@ -531,13 +565,16 @@ export class FaultHandler {
     return this.recovery.checkpointCosts?.loadS ?? job.spec.checkpoint.loadS;
   }
 
-  /** Running jobs holding the GPU (or, with gpuIndex null, anything on the node), in start order. */
+  /** Running jobs holding the GPU (or, with gpuIndex null, anything on the node), in start order; cost: the jobs on the node. */
   private jobsOn(nodeIndex: number, gpuIndex: number | null): JobRuntime[] {
-    return this.host.running.filter((job) =>
-      (this.cluster.tasksOf(job.spec.id) ?? []).some(
-        (t) => t.nodeIndex === nodeIndex && (gpuIndex === null || t.gpuIndices.includes(gpuIndex)),
-      ),
-    );
+    const jobs: JobRuntime[] = [];
+    for (const jobId of this.cluster.jobsOnNode(nodeIndex)) {
+      const job = this.host.job(jobId);
+      if (job.phase !== 'running') continue;
+      const tasks = this.cluster.tasksOf(jobId) ?? [];
+      if (gpuIndex === null || tasks.some((t) => t.nodeIndex === nodeIndex && t.gpuIndices.includes(gpuIndex))) jobs.push(job);
+    }
+    return jobs.sort((a, b) => this.host.startOrder(a) - this.host.startOrder(b));
   }
 
   private logFault(event: string, occurrence: FaultOccurrence, jobId: string, detail: string): void {

@@ -1,5 +1,5 @@
 import { InvariantError } from '../errors.js';
-import { requestedGpus, type JobSpec } from '../model/job-spec.js';
+import { requestedGpus, type JobKind, type JobSpec, type Role } from '../model/job-spec.js';
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
 import { nominalStepsPerS } from '../model/speed.js';
 import type { JobPhase, JobView } from '../policies/types.js';
@@ -23,6 +23,34 @@ export interface PauseStep {
 
 /** Seconds in a day, for counting the days of a job's life. */
 const DAY_S = 86_400;
+
+/** One task's role and the speed factor of the hardware it runs on. */
+export interface TaskSpeed {
+  readonly role: Role;
+  readonly factor: number;
+}
+
+/**
+ * A job's speed factor from its tasks' hardware (1 for none). A synchronous step (all-reduce, and
+ * the fixed-size jobs of traces) waits for its slowest task: the slowest factor. An asynchronous PS
+ * job's workers (the chief among them) push their steps independently: the mean of their factors, times the
+ * slowest PS's (every worker's step goes through every PS shard).
+ */
+export function hardwareSpeedFactor(kind: JobKind, tasks: readonly TaskSpeed[]): number {
+  if (kind !== 'ps') return tasks.reduce((slowest, task) => Math.min(slowest, task.factor), 1);
+  let workerSum = 0;
+  let workers = 0;
+  let slowestPs = 1;
+  for (const task of tasks) {
+    if (task.role !== 'ps') {
+      workerSum += task.factor;
+      workers++;
+    } else {
+      slowestPs = Math.min(slowestPs, task.factor);
+    }
+  }
+  return (workers > 0 ? workerSum / workers : 1) * slowestPs;
+}
 
 /** Why a job ended without completing. */
 export type FailureReason = 'unschedulable' | 'fault';
@@ -69,12 +97,12 @@ export class JobRuntime implements JobView {
   hangs = 0;
   /** Times the training processes (re)started; an OOM event names the start it belongs to. */
   trainingStarts = 0;
-  /** Speed factors of the unrepaired slowdown faults on the job's hardware (thermal, PCIe width). */
-  readonly faultSlowdowns: number[] = [];
   /** Days of the job's life (counted from its first start) on which a fault hit it, up to `lastFaultDay`. */
   faultDays = 0;
   /** The last such day (−1: none yet); faults come in time order, so each day is counted once. */
   lastFaultDay = -1;
+  /** Speed factor of the hardware the job holds, from its unrepaired slowdown faults (thermal, PCIe width); 1 = none. */
+  hardwareFactor = 1;
   /** GPU-seconds of training whose result was lost to faults (rolled back or failed). */
   lostGpuS = 0;
   /**
@@ -156,11 +184,9 @@ export class JobRuntime implements JobView {
     return this.baseRateStepsPerS * this.speedFactor * this.faultSlowdown;
   }
 
-  /** Product of the unrepaired slowdown faults' factors (1 without any). */
+  /** Multiplier on speed from slowdown faults of the job's hardware (1 without any). */
   get faultSlowdown(): number {
-    let factor = 1;
-    for (const f of this.faultSlowdowns) factor *= f;
-    return factor;
+    return this.hardwareFactor;
   }
 
   /** Brings progress and time accounting up to `nowS`. */

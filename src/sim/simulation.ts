@@ -60,6 +60,9 @@ export class Simulation {
   private queued: JobRuntime[] = [];
   private running: JobRuntime[] = [];
   private busyGpus = 0;
+  /** When each running job joined the running list, as a count of starts (orders jobs as the list does). */
+  private readonly startOrders = new Map<JobRuntime, number>();
+  private starts = 0;
   private endedJobs = 0;
   private readonly faults: FaultTracker;
   private readonly faultHandler: FaultHandler;
@@ -106,6 +109,8 @@ export class Simulation {
       recovery: this.recovery,
       tracker: this.faults,
       running: this.running,
+      job: (jobId) => this.job(jobId),
+      startOrder: (job) => this.startOrders.get(job)!,
       jobsRemain: () => this.endedJobs < this.jobs.length,
       markDirty: () => {
         this.dirty = true;
@@ -387,6 +392,7 @@ export class Simulation {
     job.paused = false;
     job.firstStartS ??= nowS;
     this.running.push(job);
+    this.startOrders.set(job, this.starts++);
     this.takeShape(job);
     if (restarting) {
       // After a crash: pods start, processes start and the checkpoint loads; after a preemption: a resize pause and the start-up.
@@ -437,6 +443,7 @@ export class Simulation {
     job.baseRateStepsPerS =
       stepsPerS(job.spec, { workers: job.workers, ps: job.ps }) / (crossRack ? this.scenario.params.crossRackSlowdown : 1);
     job.shapeSinceS = this.engine.nowS;
+    job.hardwareFactor = this.faultHandler.hardwareFactorOf(job);
     this.refreshRate(job);
   }
 
@@ -520,6 +527,7 @@ export class Simulation {
     job.cpuMilli = 0;
     job.workers = 0;
     job.ps = 0;
+    job.hardwareFactor = 1;
     job.epoch++;
     const index = this.running.indexOf(job);
     if (index < 0) throw new InvariantError(`job ${job.spec.id} is not running`);

@@ -10,9 +10,12 @@ import {
   catalogNames,
   loadCatalog,
   loadCatalogFile,
+  nodeCheckFindsSlowdown,
   scaledCatalog,
   totalRatePerGpuDay,
 } from '../../src/faults/catalog.js';
+import { infiniteHbdTypes } from '../../src/faults/trace-replay.js';
+import { runNodeCheck } from '../../src/policies/recovery/node-check.js';
 
 /** The error `run` throws (it must throw a ConfigError). */
 function configErrorOf(run: () => unknown): ConfigError {
@@ -310,5 +313,49 @@ describe('loadCatalogFile', () => {
   it('a missing file is a ConfigError naming it', () => {
     const file = join(dir, 'nope.yaml');
     expect(configErrorOf(() => loadCatalogFile(file)).message).toBe(`${file}: no such file`);
+  });
+});
+
+describe('foundByNodeCheck of slowdowns agrees with the node check', () => {
+  /** True when the node check flags one node at `factor` speed among three healthy ones (10 s tests). */
+  const checkFlags = (factor: number): boolean =>
+    runNodeCheck([10, 10, 10, 10 / factor].map((testS, nodeIndex) => ({ nodeIndex, faulty: false, testS }))).stragglers.includes(3);
+
+  const slowdownTypes = [...catalogNames().flatMap((name) => loadCatalog(name).types), ...infiniteHbdTypes.map((m) => m.type)].filter(
+    (type) => type.effect.kind === 'slowdown',
+  );
+
+  it('every shipped slowdown (catalogs and trace replay) is flagged found exactly when the check flags it', () => {
+    expect(slowdownTypes.length).toBeGreaterThan(4);
+    for (const type of slowdownTypes) {
+      const factor = (type.effect as { factor: number }).factor;
+      expect([type.name, type.foundByNodeCheck]).toEqual([type.name, checkFlags(factor)]);
+    }
+  });
+
+  it('half speed takes exactly 2x the median, which DLRover\'s rule (> 2x) does not flag; below half it does', () => {
+    expect(checkFlags(0.5)).toBe(false);
+    expect(checkFlags(0.49)).toBe(true);
+    expect(nodeCheckFindsSlowdown(0.5)).toBe(false);
+    expect(nodeCheckFindsSlowdown(0.49)).toBe(true);
+  });
+
+  const slowEntry = (factor: number, found: boolean): string =>
+    ['types:', '  - name: hot', '    ratePerGpuDay: 0.001', '    scope: gpu', `    effect: {kind: slowdown, factor: ${factor}}`, `    foundByNodeCheck: ${found}`, '    repair: {kind: fixed, seconds: 600}', '    category: hardware', ''].join('\n');
+
+  it.each([
+    [0.5, true, 'a slowdown to 0.5 leaves the node check at 2x the median or less, which it does not flag (> 2x): expected foundByNodeCheck false'],
+    [0.3, false, 'a slowdown to 0.3 makes the node check take over 2x the median, which it flags: expected foundByNodeCheck true'],
+  ])('a catalog whose slowdown to %s says found=%s is a ConfigError at its line', (factor, found, reason) => {
+    const file = writeCatalog(`slow-${factor}.yaml`, slowEntry(factor, found));
+    expect(configErrorOf(() => loadCatalogFile(file)).message).toBe(`${file}:6: types[0].foundByNodeCheck: ${reason}`);
+  });
+
+  it('an override of the factor takes the flag the rule gives; a flag that contradicts it is a ConfigError', () => {
+    const ant = loadCatalog('ant-2023');
+    expect(typeNamed(scaledCatalog(ant, 1, { 'gpu-thermal-slowdown': { effect: { kind: 'slowdown', factor: 0.3 } } }), 'gpu-thermal-slowdown').foundByNodeCheck).toBe(true);
+    expect(typeNamed(scaledCatalog(ant, 1, { 'gpu-thermal-slowdown': { effect: { kind: 'slowdown', factor: 0.6 } } }), 'gpu-thermal-slowdown').foundByNodeCheck).toBe(false);
+    const error = configErrorOf(() => scaledCatalog(ant, 1, { 'gpu-thermal-slowdown': { foundByNodeCheck: true } }));
+    expect(error.where).toBe('gpu-thermal-slowdown.foundByNodeCheck');
   });
 });

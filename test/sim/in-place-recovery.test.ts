@@ -66,6 +66,18 @@ describe('dlrover recovery', () => {
     expect(job.gpusWhenRunning).toBe(32);
   });
 
+  it('a job that must queue for capacity still pays the detection and the node check', () => {
+    // Rigid job on all 4 nodes: n0 fails at 1000 s, no spare and no scale-down, so it waits for the repair at 3000 s.
+    const node0 = { timeS: 1000, type: NODE_DOWN, nodeIndex: 0, gpuIndex: null, repairS: 2000 };
+    const rigid = { ...llm(4, 5000), elastic: null };
+    const result = run(4, rigid, [node0], 'dlrover');
+    const job = result.jobs[0]!;
+    expect(result.timeline.map((r) => r.event)).toEqual(['fault', 'job-crash', 'job-waiting', 'repair']);
+    expect(job.phase).toBe('completed');
+    expect(job.pausedByKindS).toEqual({ detecting: 300, 'health-check': checkS(4, [0]), rescheduling: 120, starting: 0, loading: 240, resizing: 0 });
+    expect(job.detectingS).toBe(300);
+  });
+
   it('restarts processes in place after a software crash: a one-round check and the load', () => {
     const crash = { timeS: 1000, type: CRASH, nodeIndex: 1, gpuIndex: 3, repairS: 0 };
     const result = run(4, llm(4, 5000), [crash], 'dlrover');
@@ -172,7 +184,8 @@ describe('broken hardware the scheduler cannot see', () => {
   });
 
   it('manual: the resubmitted job lands on the broken GPU again and again until the SRE round takes it out', () => {
-    const gpu = { timeS: 1000, type: GPU_DOWN, nodeIndex: 1, gpuIndex: 5, repairS: 3600 };
+    // The trace keeps the GPU broken past the SRE round (it is back at 101,000 s).
+    const gpu = { timeS: 1000, type: GPU_DOWN, nodeIndex: 1, gpuIndex: 5, repairS: 100_000 };
     const result = run(4, llm(4, 5000), [gpu], 'fifo');
     const crashes = result.timeline.filter((r) => r.event === 'job-crash').map((r) => r.timeS);
     // Every cycle: noticed at the next 10-min poll, 5 min of pod scheduling, 8 min load, crash.

@@ -22,16 +22,24 @@ export interface DlroverOptions {
   readonly detectS: number;
   /** A node whose training stops reporting this long is declared failed (DLRover's heartbeat timeout, 600 s). */
   readonly heartbeatTimeoutS: number;
+  /** Relaunches a pod's lineage may take (a count, not a duration; DLROVER_MAX_RELAUNCHES by default). */
+  readonly maxRelaunches: number;
 }
-
-/** Defaults of DLRover's fault tolerance (REFERENCE §1). */
-export const DLROVER: DlroverOptions = { replaceS: 120, scaleDownS: 180, restartS: 0, checkpointSaveS: 60, checkpointLoadS: 240, detectS: 300, heartbeatTimeoutS: 600 };
-
-/** In-place process restarts DLRover's agent makes on a node before it gives up and its pod is relaunched (`--max-restarts`). */
-export const DLROVER_MAX_RESTARTS = 3;
 
 /** Relaunches a pod's lineage may take (DLRover's `max_relaunch_count`, default 3); the replacement inherits the count. */
 export const DLROVER_MAX_RELAUNCHES = 3;
+
+/** Default times of DLRover's fault tolerance, in seconds (REFERENCE §1). */
+export const DLROVER_TIMES = { replaceS: 120, scaleDownS: 180, restartS: 0, checkpointSaveS: 60, checkpointLoadS: 240, detectS: 300, heartbeatTimeoutS: 600 } as const;
+
+/** Default counts of DLRover's fault tolerance. */
+export const DLROVER_COUNTS = { maxRelaunches: DLROVER_MAX_RELAUNCHES } as const;
+
+/** Defaults of DLRover's fault tolerance (REFERENCE §1). */
+export const DLROVER: DlroverOptions = { ...DLROVER_TIMES, ...DLROVER_COUNTS };
+
+/** In-place process restarts DLRover's agent makes on a node before it gives up and its pod is relaunched (`--max-restarts`). */
+export const DLROVER_MAX_RESTARTS = 3;
 
 /** Memory at which DLRover stops relaunching OOM-killed pods (its MAX_MEMORY, 64 GiB), in MiB. */
 export const DLROVER_MAX_MEMORY_MIB = 65_536;
@@ -58,7 +66,7 @@ export function oomRelaunchMemMiB(role: Role, currentMiB: number, requestedMiB: 
  * Exit classes, as DLRover's job master treats them: a fatal exit (code 1/134) is not relaunched
  * and fails the job, except for all-reduce jobs, which DLRover always relaunches; hardware, killed
  * and unknown exits are relaunched (hardware ones on another node, the faulty one cordoned), each
- * pod's lineage at most 3 times: past that, a worker is dropped for good (the job shrinks to its
+ * pod's lineage at most `maxRelaunches` (3) times: past that, a worker is dropped for good (the job shrinks to its
  * node unit, or fails below its minimum) and a PS or chief pod fails the job. A node's agent
  * restarts crashed processes in place up to 3 times; the next crash there relaunches its pod. An
  * OOM-killed pod is relaunched with more memory (`oomRelaunchMemMiB`) until it has 64 GiB, after
@@ -88,7 +96,7 @@ export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy
         if (job.spec.kind === 'allreduce') return { ...relaunch, maxRelaunchesPerPod: 0, relaunchMemMiB: null };
         if (cause.oom.memMiB >= DLROVER_MAX_MEMORY_MIB) return { kind: 'fail', why: 'OOM with 64 GiB: not relaunched' };
         const requestedMiB = job.spec.roles.find((r) => r.role === cause.oom!.role)!.demand.memMiB;
-        return { ...relaunch, maxRelaunchesPerPod: DLROVER_MAX_RELAUNCHES, relaunchMemMiB: oomRelaunchMemMiB(cause.oom.role, cause.oom.memMiB, requestedMiB) };
+        return { ...relaunch, maxRelaunchesPerPod: options.maxRelaunches, relaunchMemMiB: oomRelaunchMemMiB(cause.oom.role, cause.oom.memMiB, requestedMiB) };
       }
       const relaunchNodeIndices: number[] = [];
       if (!cause.hardwareLost && cause.faultNodeIndex !== null) {
@@ -101,7 +109,7 @@ export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy
         ...inPlace,
         relaunchNodeIndices,
         // A killed pod (137/143) is always relaunched; others while their lineage has relaunches left.
-        maxRelaunchesPerPod: exit === 'killed' ? null : DLROVER_MAX_RELAUNCHES,
+        maxRelaunchesPerPod: exit === 'killed' ? null : options.maxRelaunches,
         relaunchMemMiB: null,
       };
     },

@@ -1,5 +1,6 @@
 import { median } from 'd3-array';
 import { ConfigError, InvariantError } from '../../errors.js';
+import { NODE_CHECK_STRAGGLER_FACTOR } from '../../faults/catalog.js';
 
 /*
  * DLRover's node check (REFERENCE §1, seed 001; DLRover's NetworkCheckRendezvousManager): before
@@ -59,11 +60,11 @@ export interface NodeCheckOptions {
 /**
  * Defaults: `roundBaseS` 50 s [approx] so that a one-round check with a ~10 s test takes ~1 min
  * (REFERENCE §1: ~1 min after software faults) and a two-round one ~2 min (2-3 min after hardware
- * faults); `stragglerFactor` 2 (DLRover's 2x the median); failed groups take their healthy time.
+ * faults); `stragglerFactor` 2 (DLRover's rule: strictly more than 2x the median); failed groups take their healthy time.
  */
 export const NODE_CHECK_DEFAULTS: Required<NodeCheckOptions> = {
   roundBaseS: 50,
-  stragglerFactor: 2,
+  stragglerFactor: NODE_CHECK_STRAGGLER_FACTOR,
   failedGroupS: null,
 };
 
