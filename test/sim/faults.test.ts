@@ -22,11 +22,11 @@ const SLOW = faultType('thermal', { kind: 'slowdown', factor: 0.5 });
 
 describe('faults in the simulation (no recovery policy)', () => {
   it('a GPU failure kills the job on it; the broken GPU looks healthy until located, so the next job dies on it too', () => {
-    // Node 0 runs "a" (8 GPUs); its GPU 3 breaks at 100 s (repair takes 50,000 s once located).
+    // Node 0 runs "a" (8 GPUs); its GPU 3 breaks at 100 s (repair takes 1000 s once located).
     // Nothing tells the scheduler: "b" starts on the node at 200 s and crashes at once. SREs take
-    // the GPU out of service at their next round (every 12 h), and the repair ends 50,000 s later.
+    // the GPU out of service at their next round (daily), and the repair ends 1000 s later.
     const jobs = [batchJob('a', 0, 8, 1000), batchJob('b', 200, 8, 100)];
-    const replay = [{ timeS: 100, type: GPU_DOWN, nodeIndex: 0, gpuIndex: 3, repairS: 50_000 }];
+    const replay = [{ timeS: 100, type: GPU_DOWN, nodeIndex: 0, gpuIndex: 3, repairS: 1000 }];
     const result = new Simulation(withFaults(scenarioOf(gpuCluster(1, 8), jobs), replay), { checkInvariants: true }).run();
     const [a, b] = result.jobs;
     expect(a!.phase).toBe('failed');
@@ -43,8 +43,8 @@ describe('faults in the simulation (no recovery policy)', () => {
       '100 job-failed a',
       '200 job-crash b',
       '200 job-failed b',
-      '43200 isolated ',
-      '93200 repair ',
+      '86400 isolated ',
+      '87400 repair ',
     ]);
   });
 
