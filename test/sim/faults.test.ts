@@ -24,7 +24,7 @@ describe('faults in the simulation (no recovery policy)', () => {
   it('a GPU failure kills the job on it; the broken GPU looks healthy until located, so the next job dies on it too', () => {
     // Node 0 runs "a" (8 GPUs); its GPU 3 breaks at 100 s and, as the replayed trace says, is back
     // 100,000 s later. Nothing tells the scheduler: "b" starts on the node at 200 s and crashes at
-    // once. SREs take the GPU out of service at their next round (every 12 h) until then.
+    // once. SREs take the GPU out of service at their next round (daily) until then.
     const jobs = [batchJob('a', 0, 8, 1000), batchJob('b', 200, 8, 100)];
     const replay = [{ timeS: 100, type: GPU_DOWN, nodeIndex: 0, gpuIndex: 3, repairS: 100_000 }];
     const result = new Simulation(withFaults(scenarioOf(gpuCluster(1, 8), jobs), replay), { checkInvariants: true }).run();
@@ -43,7 +43,7 @@ describe('faults in the simulation (no recovery policy)', () => {
       '100 job-failed a',
       '200 job-crash b',
       '200 job-failed b',
-      '43200 isolated ',
+      '86400 isolated ',
       '100100 repair ',
     ]);
   });

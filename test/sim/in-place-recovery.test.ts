@@ -191,7 +191,7 @@ describe('broken hardware the scheduler cannot see', () => {
     // Every cycle: noticed at the next 10-min poll, 5 min of pod scheduling, 8 min load, crash.
     expect(crashes.slice(0, 3)).toEqual([1000, 1200 + 300 + 480, 2400 + 300 + 480]);
     const isolated = result.timeline.find((r) => r.event === 'isolated')!;
-    expect(isolated.timeS).toBe(12 * 3600);
+    expect(isolated.timeS).toBe(24 * 3600);
     expect(crashes.every((t) => t <= isolated.timeS)).toBe(true);
     // Without a spare node the rigid-size restart waits for the repair, then completes.
     expect(result.jobs[0]!.phase).toBe('completed');

@@ -7,8 +7,8 @@ export interface ManualRecoveryOptions {
   readonly locateNetworkS: number;
   /**
    * SREs take other broken hardware out of service on their rounds, this often (from time 0). The
-   * seed says only "until the next SRE round"; a round every 12 h [approx] reproduces its ~30% of a
-   * week lost to GPU faults without fault tolerance (scenarios/validation/dlrover-ft-week.yaml).
+   * seed gives no period ("depends on the SRE inspection cycle"); once a day [approx], the customary
+   * period of a routine inspection round, not fitted to any published figure.
    */
   readonly sreRoundS: number;
   /** A user script polls job status this often, from time 0; it notices a failure at its next poll (10 min). */
@@ -18,7 +18,7 @@ export interface ManualRecoveryOptions {
 }
 
 /** Defaults of manual recovery (REFERENCE §1). */
-export const MANUAL_RECOVERY: ManualRecoveryOptions = { locateNetworkS: 7200, sreRoundS: 12 * 3600, pollS: 600, rescheduleS: 300 };
+export const MANUAL_RECOVERY: ManualRecoveryOptions = { locateNetworkS: 7200, sreRoundS: 24 * 3600, pollS: 600, rescheduleS: 300 };
 
 /** Seconds until hardware broken at `nowS` is found by hand: ~2 h for a network fault, else the next SRE round. */
 export function locatedByHandS(fault: FaultType, nowS: number, options: ManualRecoveryOptions = MANUAL_RECOVERY): number {

@@ -6,9 +6,12 @@ import type { RecoveryPolicy } from './types.js';
  * rescheduling it, locating broken hardware) are manual recovery's, with its defaults.
  */
 export interface TorchElasticOptions extends ManualRecoveryOptions {
-  /** Scheduling a replacement pod (image pull, installs) when capacity allows (~5 min, as any pod). */
+  /** Scheduling a replacement pod (image pull, installs) when capacity allows (~5 min, the seed's time to schedule pods). */
   readonly replaceS: number;
-  /** Re-rendezvous and process restart on a membership change. */
+  /**
+   * Re-rendezvous and process restart on a membership change (~1 min [approx]: PyTorch's dynamic
+   * rendezvous waits 30 s (`last_call_timeout`) for late joiners, then the processes are launched).
+   */
   readonly restartS: number;
 }
 
