@@ -128,6 +128,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     },
     cluster,
     jobs,
+    ...(doc.users === undefined ? {} : { userWeights: Object.fromEntries(Object.entries(doc.users).map(([user, { weight }]) => [user, weight])) }),
     faults,
     warnings,
   };

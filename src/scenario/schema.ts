@@ -424,6 +424,13 @@ export const scenarioSchema = z
             ctx.addIssue({ code: 'custom', path: ['nodes'], message: 'required (or give cluster.from)' });
           }
         }),
+      users: z
+        .record(
+          nameSchema,
+          z.strictObject({ weight: positiveNumber.default(1) }, says('expected a mapping {weight}')),
+          says('expected a mapping of user names to {weight}, e.g. {alice: {weight: 2}}'),
+        )
+        .optional(),
       workload: workloadSchema,
       faults: faultsSchema.optional(),
     },
