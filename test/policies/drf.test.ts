@@ -95,31 +95,6 @@ function counts(actions: readonly SchedulingAction[]): Record<string, Record<str
 }
 
 describe('drf scheduling', () => {
-  it('reproduces the DRF paper example from its validation scenario: A 3 tasks, B 2 after the first pass', async () => {
-    const scenario = await loadScenario('scenarios/validation/drf-example.yaml', { knownPolicies: presetNames() });
-    expect(scenario.policy).toBe('drf');
-    expect(scenario.cluster.nodes).toEqual([expect.objectContaining({ cpuMilli: 9000, memMiB: 18 * 1024, gpus: 0 })]);
-    // Stop right after the first pass at t=0 (both jobs run for hours).
-    const sim = new Simulation({ ...scenario, horizonS: 60 }, { checkInvariants: true });
-    const result = sim.run();
-    expect(sim.cluster.tasksOf('A')).toHaveLength(3);
-    expect(sim.cluster.tasksOf('B')).toHaveLength(2);
-    expect(result.jobs.map((j) => [j.spec.id, j.workers])).toEqual([
-      ['A', 3],
-      ['B', 2],
-    ]);
-    // Both dominant shares are 2/3: A's memory 12/18 GiB, B's CPU 6/9 cores; all 9 cores are used.
-    expect(sim.cluster.freeCpuMilli(0)).toBe(0);
-    expect(sim.cluster.freeMemMiB(0)).toBe(4 * 1024);
-  });
-
-  it('the validation scenario ends with both jobs together at 17160 s (only true at 3 and 2 workers)', async () => {
-    const scenario = await loadScenario('scenarios/validation/drf-example.yaml', { knownPolicies: presetNames() });
-    const result = new Simulation(scenario, { checkInvariants: true }).run();
-    expect(result.jobs.map((j) => j.endS)).toEqual([17160, 17160]);
-    expect(result.summary.cpuAllocationRate).toBe(1);
-  });
-
   it('computes weighted dominant shares over GPU, CPU and memory', () => {
     const capacity = { gpuMilli: 0, cpuMilli: 9000, memMiB: 18 * 1024 };
     expect(dominantShare({ gpuMilli: 0, cpuMilli: 3000, memMiB: 12 * 1024 }, capacity, 1)).toBeCloseTo(2 / 3, 12);
