@@ -53,14 +53,14 @@ export const presets: Readonly<Record<string, PolicyStack>> = {
     placement: 'pack',
     recovery: 'manual',
     autoscale: 'none',
-    description: 'dominant resource fairness by progressive filling at admission; allocations kept while jobs run; packed placement',
+    description: 'weighted dominant resource fairness per user by progressive filling at admission; allocations kept while jobs run; packed placement',
   },
-  'drf-elastic': {
-    scheduling: 'drf-elastic',
+  'drf-dynamic': {
+    scheduling: 'drf-dynamic',
     placement: 'pack',
     recovery: 'manual',
     autoscale: 'none',
-    description: 'dominant resource fairness that also grows running elastic jobs one unit at a time as capacity frees; packed placement',
+    description: 'weighted DRF per user re-run every 10 min: elastic jobs shrink or grow to their fair share by resizes; packed placement',
   },
   tetris: {
     scheduling: 'tetris',

@@ -2,6 +2,7 @@ import { packPlacement } from './placement/pack.js';
 import { spreadPlacement } from './placement/spread.js';
 import { topologyPlacement } from './placement/topology.js';
 import { createDrf } from './scheduling/drf.js';
+import { createDrfDynamic } from './scheduling/drf-dynamic.js';
 import { createFifo } from './scheduling/fifo.js';
 import { createOptimus } from './scheduling/optimus.js';
 import { createSjf } from './scheduling/sjf.js';
@@ -15,16 +16,22 @@ import { createNoRecovery } from './recovery/none.js';
 import type { RecoveryPolicy } from './recovery/types.js';
 import type { PlacementPolicy, SchedulingPolicy } from './types.js';
 
+/** What a scenario tells its scheduling policy. */
+export interface SchedulingSetup {
+  /** Weights of users (the scenario's `users`); a user not listed weighs 1. */
+  readonly userWeights?: Readonly<Record<string, number>>;
+}
+
 /** Scheduling policies by id: one line each. */
-export const schedulingPolicies: Readonly<Record<string, () => SchedulingPolicy>> = {
+export const schedulingPolicies: Readonly<Record<string, (setup?: SchedulingSetup) => SchedulingPolicy>> = {
   fifo: createFifo,
   optimus: () => createOptimus(),
   sjf: createSjf,
-  drf: () => createDrf({ growRunning: false }),
-  'drf-elastic': () => createDrf({ growRunning: true }),
+  drf: (setup) => createDrf({ userWeights: setup?.userWeights ?? {} }),
+  'drf-dynamic': (setup) => createDrfDynamic({ userWeights: setup?.userWeights ?? {} }),
   tetris: createTetris,
-  edl: createEdl,
-  tiresias: createTiresias,
+  edl: () => createEdl(),
+  tiresias: () => createTiresias(),
 };
 
 /** Placement policies by id: one line each. */

@@ -2,6 +2,7 @@ import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { stringify } from 'csv-stringify/sync';
 import type { RunSummary } from '../metrics/summary.js';
 import { alignColumns, formatPercent, formatSeconds } from './summary-table.js';
+import { pairedRatioLines, pairedRatios, type PairedRatio } from './paired-ratio.js';
 
 /** One run of a comparison: a policy on a seed, and its summary. */
 export interface ComparisonRun {
@@ -28,6 +29,8 @@ export interface Comparison {
   readonly seeds: readonly number[];
   /** metric name (dotted, as in the summary) -> policy -> statistics. */
   readonly metrics: Readonly<Record<string, Readonly<Record<string, MetricStats>>>>;
+  /** Per-seed ratios to the first policy, averaged (metric -> policy after the first -> ratio); see PAIRED_METRICS. */
+  readonly pairedRatios: Readonly<Record<string, Readonly<Record<string, PairedRatio>>>>;
 }
 
 /** Metrics left out of comparisons: they describe the run, not the policy (or vary between identical runs). */
@@ -76,7 +79,7 @@ export function buildComparison(scenario: string, policies: readonly string[], a
       };
     }
   }
-  return { scenario, policies, seeds, metrics };
+  return { scenario, policies, seeds, metrics, pairedRatios: pairedRatios(policies, runs) };
 }
 
 /**
@@ -145,6 +148,9 @@ export function comparisonTable(comparison: Comparison): string {
     `scenario ${comparison.scenario}  ${seedText}  (mean ± 95% CI over seeds; (Nx) = ratio to ${policies[0]})`,
     '',
     alignColumns(rows),
+    ...(policies.length > 1
+      ? ['', `paired ratio to ${policies[0]} (per seed, then mean ± 95% CI)`, '', alignColumns([['metric', ...policies.slice(1)], ...pairedRatioLines(policies, comparison.pairedRatios)])]
+      : []),
   ].join('\n');
 }
 

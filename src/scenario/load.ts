@@ -12,7 +12,7 @@ import type { FaultOccurrence } from '../faults/occurrence.js';
 import { readFaultTrace, replayOccurrences } from '../faults/trace-replay.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
 import { SkipCounter } from '../workload/skip-counter.js';
-import { generateSyntheticJobs, type SyntheticSpec } from '../workload/synthetic.js';
+import { generateSyntheticJobs, SYNTHETIC_KINDS, type SyntheticSpec } from '../workload/synthetic.js';
 import type { TraceFormat } from '../workload/trace-format.js';
 import { parseDurationS } from './duration.js';
 import { applySet, assignmentPath } from './overrides.js';
@@ -130,6 +130,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     },
     cluster,
     jobs,
+    ...(doc.users === undefined ? {} : { userWeights: Object.fromEntries(Object.entries(doc.users).map(([user, { weight }]) => [user, weight])) }),
     faults,
     warnings,
   };
@@ -437,22 +438,25 @@ function speedAndWork(job: JobDoc): { speed: SpeedSpec; totalSteps: number } {
 
 /** The validated synthetic section in base units, with the effective GPUs per node. */
 function toSyntheticSpec(synthetic: SyntheticDoc, gpusPerNode: number): SyntheticSpec {
+  const kinds = synthetic.kinds ?? { [synthetic.kind ?? 'batch']: 1 };
   return {
     jobs: synthetic.jobs,
     meanInterarrivalS: synthetic.meanInterarrival ?? 3600 / (synthetic.arrivalsPerHour ?? 1),
     startS: synthetic.start,
-    durationMedianS: synthetic.duration.median,
-    durationSigma: synthetic.duration.sigma,
-    durationMinS: synthetic.duration.min,
-    durationMaxS: synthetic.duration.max,
-    gpuMix: Object.entries(synthetic.gpus)
+    // Jobs that do not use the duration or the GPU mix (ps, llm) still draw them: any values do.
+    durationMedianS: synthetic.duration?.median ?? 3600,
+    durationSigma: synthetic.duration?.sigma ?? 0,
+    durationMinS: synthetic.duration?.min ?? 1,
+    durationMaxS: synthetic.duration?.max ?? Infinity,
+    gpuMix: Object.entries(synthetic.gpus ?? { 0: 1 })
       .map(([gpus, weight]) => ({ gpus: Number(gpus), weight }))
       .sort((a, b) => a.gpus - b.gpus),
     gpusPerNode,
     cpuCoresPerGpu: synthetic.cpuCoresPerGpu,
     memGiBPerGpu: synthetic.memGiBPerGpu,
-    kind: synthetic.kind,
+    kinds: SYNTHETIC_KINDS.filter((kind) => kinds[kind] !== undefined).map((kind) => ({ kind, weight: kinds[kind]! })),
     gpuTypes: synthetic.gpuTypes,
     user: synthetic.user,
+    users: synthetic.users ?? 0,
   };
 }

@@ -46,6 +46,8 @@ export interface Scenario {
   readonly cluster: ClusterSpec;
   /** Jobs sorted by submission time (ties keep workload order). */
   readonly jobs: readonly JobSpec[];
+  /** Weights of users for fair-share scheduling (the scenario's `users`), by user name; absent or unlisted: 1. */
+  readonly userWeights?: Readonly<Record<string, number>>;
   /** Faults to inject, or null for a fault-free run. */
   readonly faults: FaultSetup | null;
   /** Things the user should know that did not stop the load (bad trace rows skipped, …), one line each. */

@@ -227,28 +227,36 @@ const jobSchema = z
     }
   });
 
+const SYNTHETIC_KIND_NAMES = ['batch', 'allreduce', 'elastic', 'ps', 'llm'] as const;
+
 const syntheticSchema = z
   .strictObject({
     jobs: positiveInt,
     arrivalsPerHour: positiveNumber.optional(),
     meanInterarrival: positiveDurationS.optional(),
     start: durationS.default(0),
-    duration: z.strictObject(
-      {
-        median: positiveDurationS,
-        sigma: nonNegativeNumber.default(1),
-        min: durationS.default(1),
-        max: positiveDurationS.default(Infinity),
-      },
-      says('expected a mapping {median, sigma, min, max}'),
-    ),
-    gpus: z.record(z.string(), positiveNumber, says('expected a mapping of GPU count to weight, e.g. {1: 0.5, 8: 0.5}')),
+    duration: z
+      .strictObject(
+        {
+          median: positiveDurationS,
+          sigma: nonNegativeNumber.default(1),
+          min: durationS.default(1),
+          max: positiveDurationS.default(Infinity),
+        },
+        says('expected a mapping {median, sigma, min, max}'),
+      )
+      .optional(),
+    gpus: z.record(z.string(), positiveNumber, says('expected a mapping of GPU count to weight, e.g. {1: 0.5, 8: 0.5}')).optional(),
     gpusPerNode: positiveInt.optional(),
     cpuCoresPerGpu: positiveNumber.default(4),
     memGiBPerGpu: positiveNumber.default(32),
-    kind: z.enum(['batch', 'allreduce'], says('expected one of batch, allreduce')).default('batch'),
+    kind: z.enum(['batch', 'allreduce'], says('expected one of batch, allreduce')).optional(),
+    kinds: z
+      .partialRecord(z.enum(SYNTHETIC_KIND_NAMES), positiveNumber, says(`expected a mapping of job kinds (${SYNTHETIC_KIND_NAMES.join(', ')}) to weights`))
+      .optional(),
     gpuTypes: gpuTypesSchema.default([]),
     user: z.string(says('expected a string')).default('synthetic'),
+    users: positiveInt.optional(),
   })
   .superRefine((synthetic, ctx) => {
     if (synthetic.arrivalsPerHour === undefined && synthetic.meanInterarrival === undefined) {
@@ -256,17 +264,32 @@ const syntheticSchema = z
     } else if (synthetic.arrivalsPerHour !== undefined && synthetic.meanInterarrival !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['meanInterarrival'], message: 'give either arrivalsPerHour or meanInterarrival, not both' });
     }
-    const { min, max } = synthetic.duration;
-    if (min > max) {
+    if (synthetic.kind !== undefined && synthetic.kinds !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['kinds'], message: 'give either kind or kinds, not both' });
+    }
+    const kinds = Object.keys(synthetic.kinds ?? { [synthetic.kind ?? 'batch']: 1 });
+    if (kinds.length === 0) ctx.addIssue({ code: 'custom', path: ['kinds'], message: 'expected at least one job kind' });
+    const needsDuration = kinds.filter((kind) => kind !== 'ps');
+    if (synthetic.duration === undefined && needsDuration.length > 0) {
+      ctx.addIssue({ code: 'custom', path: [], message: `needs duration (for ${needsDuration.join(', ')} jobs)` });
+    }
+    const needsGpus = kinds.filter((kind) => kind !== 'ps' && kind !== 'llm');
+    if (synthetic.gpus === undefined && needsGpus.length > 0) {
+      ctx.addIssue({ code: 'custom', path: [], message: `needs gpus (for ${needsGpus.join(', ')} jobs)` });
+    }
+    if (synthetic.duration !== undefined && synthetic.duration.min > synthetic.duration.max) {
+      const { min, max } = synthetic.duration;
       ctx.addIssue({ code: 'custom', path: ['duration', 'min'], message: `min (${formatDurationS(min)}) exceeds max (${formatDurationS(max)})` });
     }
-    const counts = Object.keys(synthetic.gpus);
-    if (counts.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['gpus'], message: 'expected at least one GPU count' });
-    }
-    for (const count of counts) {
-      if (!/^\d+$/.test(count)) {
-        ctx.addIssue({ code: 'custom', path: ['gpus', count], message: 'expected a GPU count (a non-negative integer) as key' });
+    if (synthetic.gpus !== undefined) {
+      const counts = Object.keys(synthetic.gpus);
+      if (counts.length === 0) {
+        ctx.addIssue({ code: 'custom', path: ['gpus'], message: 'expected at least one GPU count' });
+      }
+      for (const count of counts) {
+        if (!/^\d+$/.test(count)) {
+          ctx.addIssue({ code: 'custom', path: ['gpus', count], message: 'expected a GPU count (a non-negative integer) as key' });
+        }
       }
     }
   });
@@ -365,7 +388,10 @@ function checkAgainstCluster(
     ctx.addIssue({ code: 'custom', path: [...syntheticPath, 'gpusPerNode'], message: `no node has ${synthetic.gpusPerNode} GPUs (the most is ${largest})` });
     return;
   }
-  for (const key of Object.keys(synthetic.gpus)) {
+  if (synthetic.kinds?.llm !== undefined && gpusPerNode === 0) {
+    ctx.addIssue({ code: 'custom', path: [...syntheticPath, 'kinds', 'llm'], message: 'llm jobs run on whole GPU nodes: no node has GPUs' });
+  }
+  for (const key of Object.keys(synthetic.gpus ?? {})) {
     const gpus = Number(key);
     if (gpus === 0) continue;
     if (gpusPerNode === 0) {
@@ -430,6 +456,13 @@ export const scenarioSchema = z
             ctx.addIssue({ code: 'custom', path: ['nodes'], message: 'required (or give cluster.from)' });
           }
         }),
+      users: z
+        .record(
+          nameSchema,
+          z.strictObject({ weight: positiveNumber.default(1) }, says('expected a mapping {weight}')),
+          says('expected a mapping of user names to {weight}, e.g. {alice: {weight: 2}}'),
+        )
+        .optional(),
       workload: workloadSchema,
       faults: faultsSchema.optional(),
     },

@@ -74,7 +74,7 @@ export class Simulation {
     private readonly options: SimOptions = {},
   ) {
     const stack = presetStack(scenario.policy);
-    this.scheduling = options.schedulingPolicy ?? schedulingPolicies[stack.scheduling]!();
+    this.scheduling = options.schedulingPolicy ?? schedulingPolicies[stack.scheduling]!({ userWeights: scenario.userWeights ?? {} });
     this.placement = placementPolicies[stack.placement]!();
     this.recovery = recoveryPolicies[scenario.recovery ?? stack.recovery]!.create(scenario.recoveryTimesS ?? {});
     this.cluster = new ClusterState(scenario.cluster);

@@ -48,8 +48,8 @@ describe('dlsim CLI', () => {
     const strip = (s: string) => s.replace(/"perf": \{[^}]*\}/, '');
     expect(strip(b.stdout)).toBe(strip(a.stdout));
     const summary = JSON.parse(a.stdout) as { jobs: { submitted: number; completed: number } };
-    expect(summary.jobs.submitted).toBe(500);
-    expect(summary.jobs.completed).toBe(500);
+    expect(summary.jobs.submitted).toBe(250);
+    expect(summary.jobs.completed).toBe(250);
   });
 
   it('prints a readable table without --json', () => {

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { TaskPlacement } from '../../src/model/allocation.js';
 import { CapacityScratch } from '../../src/model/capacity.js';
 import type { ClusterSpec } from '../../src/model/cluster-spec.js';
@@ -7,11 +10,12 @@ import type { JobSpec, ReplicaDemand } from '../../src/model/job-spec.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { presetNames } from '../../src/policies/presets.js';
 import { createDrf, dominantShare } from '../../src/policies/scheduling/drf.js';
+import { createDrfDynamic, DRF_DYNAMIC_INTERVAL_S } from '../../src/policies/scheduling/drf-dynamic.js';
 import type { SchedulingAction, SchedulingContext } from '../../src/policies/types.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { scenarioOf } from '../helpers.js';
+import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
 
 /** One CPU-only node of `cores` cores and `memGiB` GiB. */
 function cpuNode(cores: number, memGiB: number): ClusterSpec {
@@ -91,31 +95,6 @@ function counts(actions: readonly SchedulingAction[]): Record<string, Record<str
 }
 
 describe('drf scheduling', () => {
-  it('reproduces the DRF paper example from its validation scenario: A 3 tasks, B 2 after the first pass', async () => {
-    const scenario = await loadScenario('scenarios/validation/drf-example.yaml', { knownPolicies: presetNames() });
-    expect(scenario.policy).toBe('drf');
-    expect(scenario.cluster.nodes).toEqual([expect.objectContaining({ cpuMilli: 9000, memMiB: 18 * 1024, gpus: 0 })]);
-    // Stop right after the first pass at t=0 (both jobs run for hours).
-    const sim = new Simulation({ ...scenario, horizonS: 60 }, { checkInvariants: true });
-    const result = sim.run();
-    expect(sim.cluster.tasksOf('A')).toHaveLength(3);
-    expect(sim.cluster.tasksOf('B')).toHaveLength(2);
-    expect(result.jobs.map((j) => [j.spec.id, j.workers])).toEqual([
-      ['A', 3],
-      ['B', 2],
-    ]);
-    // Both dominant shares are 2/3: A's memory 12/18 GiB, B's CPU 6/9 cores; all 9 cores are used.
-    expect(sim.cluster.freeCpuMilli(0)).toBe(0);
-    expect(sim.cluster.freeMemMiB(0)).toBe(4 * 1024);
-  });
-
-  it('the validation scenario ends with both jobs together at 17160 s (only true at 3 and 2 workers)', async () => {
-    const scenario = await loadScenario('scenarios/validation/drf-example.yaml', { knownPolicies: presetNames() });
-    const result = new Simulation(scenario, { checkInvariants: true }).run();
-    expect(result.jobs.map((j) => j.endS)).toEqual([17160, 17160]);
-    expect(result.summary.cpuAllocationRate).toBe(1);
-  });
-
   it('computes weighted dominant shares over GPU, CPU and memory', () => {
     const capacity = { gpuMilli: 0, cpuMilli: 9000, memMiB: 18 * 1024 };
     expect(dominantShare({ gpuMilli: 0, cpuMilli: 3000, memMiB: 12 * 1024 }, capacity, 1)).toBeCloseTo(2 / 3, 12);
@@ -169,12 +148,12 @@ describe('drf scheduling', () => {
     expect(counts(createDrf().schedule(contextOf(cpuNode(64, 64), [ps])))).toEqual({ P: { worker: 4, ps: 4 } });
   });
 
-  it('drf-elastic grows a running elastic job (resize, add only) when capacity is free; drf does not', () => {
-    // A holds 3 tasks (3 cores, 12 GiB) after B finished: 6 GiB left, so one more 4 GiB task fits.
+  it('drf-dynamic re-runs DRF at its first pass: a running elastic job grows from its minimum (resize, add only); drf does not', () => {
+    // A holds 3 tasks (3 cores, 12 GiB) alone: 6 GiB left, so DRF from scratch gives it a 4th task.
     const a = elasticCpuJob('A', 0, 1, 4, 1e6);
     const tasks: TaskPlacement[] = Array.from({ length: 3 }, () => ({ role: 'worker', nodeIndex: 0, gpuIndices: [], demand: a.roles[0]!.demand }));
-    expect(createDrf({ growRunning: false }).schedule(contextOf(cpuNode(9, 18), [], [{ spec: a, tasks }]))).toEqual([]);
-    const actions = createDrf({ growRunning: true }).schedule(contextOf(cpuNode(9, 18), [], [{ spec: a, tasks }]));
+    expect(createDrf().schedule(contextOf(cpuNode(9, 18), [], [{ spec: a, tasks }]))).toEqual([]);
+    const actions = createDrfDynamic().schedule(contextOf(cpuNode(9, 18), [], [{ spec: a, tasks }]));
     expect(actions).toHaveLength(1);
     const resize = actions[0]!;
     expect(resize.kind).toBe('resize');
@@ -183,25 +162,146 @@ describe('drf scheduling', () => {
     expect(resize.add).toHaveLength(1);
     // A job at its maximum is left alone.
     const full = elasticCpuJob('F', 0, 1, 4, 1e6, 3);
-    expect(createDrf({ growRunning: true }).schedule(contextOf(cpuNode(9, 18), [], [{ spec: full, tasks }]))).toEqual([]);
+    expect(createDrfDynamic().schedule(contextOf(cpuNode(9, 18), [], [{ spec: full, tasks }]))).toEqual([]);
   });
 
-  it('in the simulation, drf-elastic grows the elastic job when the other finishes; drf keeps its allocation', () => {
-    // A and B as in the paper; B ends after 1000 steps at 2 workers (step time 1/2 s: 500 s).
-    // C needs the whole node (9 cores) and waits, so the finish of B triggers a pass: C still does
-    // not fit next to A, so DRF gives A one more task (memory: 16 of 18 GiB).
-    const a = elasticCpuJob('A', 0, 1, 4, 100_000);
-    const b = elasticCpuJob('B', 0, 3, 1, 1000);
-    const c = rigidCpuJob('C', 0, 1, 9, 1, 100);
-    const sim = new Simulation(scenarioOf(cpuNode(9, 18), [a, b, c], { policy: 'drf-elastic', horizonS: 600 }), { checkInvariants: true });
-    const result = sim.run();
-    const [ja, jb, jc] = result.jobs;
-    expect(jb!.endS).toBe(500);
-    expect(ja!.workers).toBe(4);
-    expect(ja!.resizes).toBe(1);
-    expect(jc!.phase).toBe('queued');
-    const fixed = new Simulation(scenarioOf(cpuNode(9, 18), [a, b, c], { policy: 'drf', horizonS: 600 }), { checkInvariants: true }).run();
-    expect(fixed.jobs[0]!.workers).toBe(3);
-    expect(fixed.jobs[0]!.resizes).toBe(0);
+  it('drf-dynamic shrinks a job above its share for a user who holds less (remove only the excess)', () => {
+    // A (user A) holds 6 of 9 cores; B (user B) runs 1 task of 1 core and has 2 cores free to grow into.
+    // From scratch both users get 4 cores (A first on the submission tie-break: 5 and 4), so A gives back 1.
+    const a = elasticCpuJob('A', 0, 1, 1, 1e6);
+    const b = elasticCpuJob('B', 1, 1, 1, 1e6);
+    const task = (spec: JobSpec): TaskPlacement => ({ role: 'worker', nodeIndex: 0, gpuIndices: [], demand: spec.roles[0]!.demand });
+    const actions = createDrfDynamic().schedule(
+      contextOf(cpuNode(9, 64), [], [
+        { spec: a, tasks: Array.from({ length: 6 }, () => task(a)) },
+        { spec: b, tasks: [task(b)] },
+      ]),
+    );
+    const byJob = Object.fromEntries(actions.map((x) => [x.jobId, x]));
+    expect(byJob.A).toMatchObject({ kind: 'resize', add: [] });
+    expect(byJob.A!.kind === 'resize' && byJob.A!.remove.length).toBe(1);
+    expect(byJob.B).toMatchObject({ kind: 'resize', remove: [] });
+    expect(byJob.B!.kind === 'resize' && byJob.B!.add.length).toBe(3);
+  });
+
+  it('in the simulation, drf-dynamic moves to the DRF example at its interval; drf keeps the allocation of arrival', () => {
+    // A alone at t=0 takes 4 tasks (16 of 18 GiB). B arrives at 100 s and starts with 1 task in the
+    // 5 cores left. At 600 s drf-dynamic re-runs DRF from the minimum: A 3 tasks, B 2 (the paper's example).
+    const a = elasticCpuJob('A', 0, 1, 4, 1e6);
+    const b = elasticCpuJob('B', 100, 3, 1, 1e6);
+    const run = (policy: string) => {
+      const sim = new Simulation(scenarioOf(cpuNode(9, 18), [a, b], { policy, horizonS: 700 }), { checkInvariants: true });
+      return { sim, result: sim.run() };
+    };
+    const dynamic = run('drf-dynamic');
+    expect(DRF_DYNAMIC_INTERVAL_S).toBe(600);
+    expect(dynamic.result.jobs.map((j) => [j.spec.id, j.workers, j.resizes])).toEqual([
+      ['A', 3, 1],
+      ['B', 2, 1],
+    ]);
+    expect(dynamic.result.jobs[1]!.firstStartS).toBe(100);
+    // The resize pauses both jobs sim.resizePause (30 s): B's progress is what 1 task did for 500 s,
+    // plus 2 tasks for 100 - 30 = 70 s.
+    const pausedB = dynamic.result.jobs[1]!.progressSteps;
+    const fixed = run('drf');
+    expect(fixed.result.jobs.map((j) => [j.spec.id, j.workers, j.resizes])).toEqual([
+      ['A', 4, 0],
+      ['B', 1, 0],
+    ]);
+    expect(pausedB).toBeCloseTo(500 + 70 * 2, 6);
+  });
+});
+
+/** A rigid 1-GPU batch job of `user` running `durationS`. */
+function gpuJobOf(user: string, index: number, durationS: number): JobSpec {
+  return { ...batchJob(`${user}-${String(index).padStart(3, '0')}`, 0, 1, durationS), user };
+}
+
+describe('drf shares per user', () => {
+  it("counts what a user's running jobs hold: a queued job of a user who holds nothing goes first", () => {
+    // 9 cores; user X runs a job holding 6. X's queued job (earlier) and Y's both need the 3 free cores.
+    const running = rigidCpuJob('X-run', 0, 1, 6, 1, 1000);
+    const tasks: TaskPlacement[] = [{ role: 'worker', nodeIndex: 0, gpuIndices: [], demand: running.roles[0]!.demand }];
+    const x = { ...rigidCpuJob('X-next', 1, 1, 3, 1, 100), user: 'X' };
+    const y = { ...rigidCpuJob('Y-first', 2, 1, 3, 1, 100), user: 'Y' };
+    const actions = createDrf().schedule(contextOf(cpuNode(9, 64), [x, y], [{ spec: { ...running, user: 'X' }, tasks }]));
+    expect(counts(actions)).toEqual({ 'Y-first': { worker: 1 } });
+  });
+
+  it('sums the shares of all jobs of a user: two jobs of one user split what one job of another user gets', () => {
+    // 12 cores, 1-core tasks: user U has jobs u1 and u2, user V has v1. DRF by user: U 6 (3 + 3), V 6.
+    const u1 = { ...elasticCpuJob('u1', 0, 1, 1, 1e6), user: 'U' };
+    const u2 = { ...elasticCpuJob('u2', 0, 1, 1, 1e6), user: 'U' };
+    const v1 = { ...elasticCpuJob('v1', 0, 1, 1, 1e6), user: 'V' };
+    expect(counts(createDrf().schedule(contextOf(cpuNode(12, 64), [u1, u2, v1])))).toEqual({
+      u1: { worker: 3 },
+      u2: { worker: 3 },
+      v1: { worker: 6 },
+    });
+  });
+
+  it('divides a share by the user weight: weights 2:1 give 6 and 3 of 9 cores', () => {
+    const alice = { ...elasticCpuJob('a', 0, 1, 1, 1e6), user: 'alice' };
+    const bob = { ...elasticCpuJob('b', 0, 1, 1, 1e6), user: 'bob' };
+    const actions = createDrf({ userWeights: { alice: 2 } }).schedule(contextOf(cpuNode(9, 64), [alice, bob]));
+    expect(counts(actions)).toEqual({ a: { worker: 6 }, b: { worker: 3 } });
+  });
+
+  it('in the simulation, shares of two users with weights 2:1 converge to 2:1', async () => {
+    // 12 GPUs; both users keep a backlog of rigid 1-GPU jobs of random lengths. Every freed GPU goes
+    // to the user with the lower weighted share, so GPU-time held converges to 2:1 (checked over 20 seeds).
+    const ratios: number[] = [];
+    for (let seed = 1; seed <= 20; seed++) {
+      const jobs: JobSpec[] = [];
+      let state = seed;
+      const next = () => ((state = (state * 48271) % 2147483647) / 2147483647);
+      for (let i = 0; i < 200; i++) {
+        jobs.push(gpuJobOf('alice', i, 600 + Math.round(3000 * next())));
+        jobs.push(gpuJobOf('bob', i, 600 + Math.round(3000 * next())));
+      }
+      const scenario = scenarioOf(gpuCluster(1, 12), jobs, { policy: 'drf', horizonS: 6 * 3600, userWeights: { alice: 2, bob: 1 } });
+      const result = new Simulation(scenario, { checkInvariants: true }).run();
+      const gpuS = (user: string) => result.jobs.filter((j) => j.spec.user === user).reduce((sum, j) => sum + j.attainedGpuS, 0);
+      ratios.push(gpuS('alice') / gpuS('bob'));
+    }
+    for (const ratio of ratios) {
+      expect(ratio).toBeGreaterThan(1.7);
+      expect(ratio).toBeLessThan(2.3);
+    }
+    const mean = ratios.reduce((a, b) => a + b, 0) / ratios.length;
+    expect(mean).toBeGreaterThan(1.9);
+    expect(mean).toBeLessThan(2.1);
+  });
+
+  it('treats jobs without a user as users of their own', () => {
+    // 6 cores: anonymous a and b and user N's job n are three users, 2 cores each (one user "" would get 3).
+    const a = { ...elasticCpuJob('a', 0, 1, 1, 1e6), user: '' };
+    const b = { ...elasticCpuJob('b', 1, 1, 1, 1e6), user: '' };
+    const n = { ...elasticCpuJob('n', 2, 1, 1, 1e6), user: 'N' };
+    expect(counts(createDrf().schedule(contextOf(cpuNode(6, 64), [a, b, n])))).toEqual({ a: { worker: 2 }, b: { worker: 2 }, n: { worker: 2 } });
+  });
+});
+
+describe('scenario users', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dlsim-drf-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, text: string): string => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  const BODY = `cluster:\n  nodes:\n    - {count: 1, cpuCores: 9, memGiB: 18}\nworkload:\n  jobs:\n    - {id: a, user: alice, duration: 1h}\n`;
+
+  it('reads user weights (default 1) into the scenario', async () => {
+    const scenario = await loadScenario(write('ok.yaml', `users:\n  alice: {weight: 2}\n  bob: {}\n${BODY}`), { knownPolicies: presetNames() });
+    expect(scenario.userWeights).toEqual({ alice: 2, bob: 1 });
+    expect(scenario.jobs[0]!.user).toBe('alice');
+  });
+
+  it('rejects a weight that is not positive with its YAML path and line', async () => {
+    const file = write('bad.yaml', `users:\n  alice: {weight: 0}\n${BODY}`);
+    await expect(loadScenario(file, { knownPolicies: presetNames() })).rejects.toThrow(`${file}:2: users.alice.weight: expected a positive number`);
+    const unknown = write('unknown.yaml', `users:\n  alice: {share: 2}\n${BODY}`);
+    await expect(loadScenario(unknown, { knownPolicies: presetNames() })).rejects.toThrow(`${unknown}:2: users.alice: unknown key "share"`);
   });
 });

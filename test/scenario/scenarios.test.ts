@@ -19,20 +19,21 @@ describe('shipped scenarios', () => {
     expect(totalGpus).toBeGreaterThan(32);
   });
 
-  it('default.yaml: 64 A100 nodes and 500 synthetic batch jobs', async () => {
+  it('default.yaml: 32 A100 nodes and 250 synthetic jobs of several kinds', async () => {
     const scenario = await loadScenario('scenarios/default.yaml', options);
     expect(scenario).toMatchObject({ name: 'default', seed: 1, policy: 'fifo' });
-    expect(scenario.cluster.nodes).toHaveLength(64);
+    expect(scenario.cluster.nodes).toHaveLength(32);
     expect(scenario.cluster.nodes[0]).toMatchObject({ gpus: 8, gpuType: 'A100', cpuMilli: 96000, memMiB: 1024 * 1024 });
-    expect(new Set(scenario.cluster.nodes.map((node) => node.rack)).size).toBe(4);
-    expect(scenario.jobs).toHaveLength(500);
-    expect(scenario.jobs.every((job) => job.kind === 'batch' && job.totalSteps >= 60 && job.totalSteps <= 2 * 86400)).toBe(true);
-    // Every worker fits on one node.
+    expect(new Set(scenario.cluster.nodes.map((node) => node.rack)).size).toBe(2);
+    expect(scenario.jobs).toHaveLength(250);
+    expect(scenario.jobs.filter((job) => job.kind === 'batch').every((job) => job.totalSteps >= 60 && job.totalSteps <= 2 * 86400)).toBe(true);
+    // Every replica fits on one node.
     for (const job of scenario.jobs) {
-      const demand = job.roles[0]!.demand;
-      expect(demand.gpus).toBeLessThanOrEqual(8);
-      expect(demand.cpuMilli).toBeLessThanOrEqual(96000);
-      expect(demand.memMiB).toBeLessThanOrEqual(1024 * 1024);
+      for (const role of job.roles) {
+        expect(role.demand.gpus).toBeLessThanOrEqual(8);
+        expect(role.demand.cpuMilli).toBeLessThanOrEqual(96000);
+        expect(role.demand.memMiB).toBeLessThanOrEqual(1024 * 1024);
+      }
     }
   });
 });

@@ -21,9 +21,10 @@ const SPEC: SyntheticSpec = {
   gpusPerNode: 8,
   cpuCoresPerGpu: 8,
   memGiBPerGpu: 64,
-  kind: 'batch',
+  kinds: [{ kind: 'batch', weight: 1 }],
   gpuTypes: [],
   user: 'synthetic',
+  users: 0,
 };
 
 const SOURCE = 'test.yaml: workload.synthetic';
@@ -121,7 +122,7 @@ describe('generateSyntheticJobs', () => {
   it('makes batch jobs fixed-speed and allreduce jobs 1 s steps with a 10% communication share', () => {
     const batch = generate({ jobs: 3 });
     expect(batch.every((job) => job.kind === 'batch' && job.speed.kind === 'fixed' && job.elastic === null)).toBe(true);
-    const allreduce = generate({ jobs: 3, kind: 'allreduce', gpuTypes: ['A100'] });
+    const allreduce = generate({ jobs: 3, kinds: [{ kind: 'allreduce', weight: 1 }], gpuTypes: ['A100'] });
     for (const [i, job] of allreduce.entries()) {
       expect(job.kind).toBe('allreduce');
       expect(job.speed).toEqual({ kind: 'allreduce', computeS: 0.9, commS: 0.1 });
