@@ -1,7 +1,7 @@
-import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { stringify } from 'csv-stringify/sync';
 import type { RunSummary } from '../metrics/summary.js';
 import { alignColumns, formatPercent, formatSeconds } from './summary-table.js';
+import { ciHalfWidth, meanOf, round6 } from './interval.js';
 import { pairedRatioLines, pairedRatios, type PairedRatio } from './paired-ratio.js';
 
 /** One run of a comparison: a policy on a seed, and its summary. */
@@ -152,22 +152,4 @@ export function comparisonTable(comparison: Comparison): string {
       ? ['', `paired ratio to ${policies[0]} (per seed, then mean ± 95% CI)`, '', alignColumns([['metric', ...policies.slice(1)], ...pairedRatioLines(policies, comparison.pairedRatios)])]
       : []),
   ].join('\n');
-}
-
-function meanOf(values: readonly number[]): number {
-  let sum = 0;
-  for (const v of values) sum += v;
-  return sum / values.length;
-}
-
-/** Half-width of the 95% confidence interval of the mean: t(0.975, n-1) x sd / sqrt(n). */
-function ciHalfWidth(values: readonly number[], mean: number): number {
-  let squares = 0;
-  for (const v of values) squares += (v - mean) ** 2;
-  const sd = Math.sqrt(squares / (values.length - 1));
-  return (tQuantile(0.975, values.length - 1) * sd) / Math.sqrt(values.length);
-}
-
-function round6(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
 }

@@ -1,5 +1,5 @@
-import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import type { RunSummary } from '../metrics/summary.js';
+import { ciHalfWidth, meanOf, round6 } from './interval.js';
 
 /** Metrics whose per-seed ratio to the first policy a comparison reports. */
 export const PAIRED_METRICS: readonly (readonly [metric: string, label: string, value: (summary: RunSummary) => number])[] = [
@@ -64,15 +64,6 @@ export function pairedRatioLines(policies: readonly string[], ratios: Readonly<R
 }
 
 function meanWithCi95(values: readonly number[]): PairedRatio {
-  const n = values.length;
-  const mean = values.reduce((a, b) => a + b, 0) / n;
-  if (n < 2) return { n, mean: round6(mean), ci95: null };
-  let squares = 0;
-  for (const v of values) squares += (v - mean) ** 2;
-  const ci95 = (tQuantile(0.975, n - 1) * Math.sqrt(squares / (n - 1))) / Math.sqrt(n);
-  return { n, mean: round6(mean), ci95: round6(ci95) };
-}
-
-function round6(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
+  const mean = meanOf(values);
+  return { n: values.length, mean: round6(mean), ci95: values.length > 1 ? round6(ciHalfWidth(values, mean)) : null };
 }
