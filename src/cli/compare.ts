@@ -1,9 +1,9 @@
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
-import { writeFileAtomic } from '../report/atomic-write.js';
+import { checkOutDir } from '../io/destination.js';
+import { writeFilesAtomic } from '../report/atomic-write.js';
 import { buildComparison, comparisonCsv, comparisonTable, type ComparisonRun } from '../report/compare.js';
 import { loadScenario } from '../scenario/load.js';
 import type { RunRequest } from '../sim/run-scenario.js';
@@ -47,6 +47,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     if (args.workers !== undefined && !(Number.isInteger(args.workers) && args.workers >= 1)) {
       throw new ConfigError('--workers', `expected a positive integer, got ${args.workers}`);
     }
+    if (args.out !== undefined) checkOutDir(args.out, '--out');
     const sets = args.set ?? [];
     // Load once here so that scenario errors are reported as such, before any run starts.
     const scenario = await loadScenario(args.scenario, { policy: policies[0], seed: args.seed, sets, knownPolicies: known });
@@ -58,9 +59,12 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     const wallS = (performance.now() - startedMs) / 1000;
     const runs: ComparisonRun[] = requests.map((r, i) => ({ policy: r.policy, seed: r.seed, summary: summaries[i]! }));
     const comparison = buildComparison(scenario.name, policies, runs);
-    if (args.out) {
-      writeFileAtomic(join(args.out, 'comparison.csv'), comparisonCsv(runs));
-      writeFileAtomic(join(args.out, 'comparison.json'), `${JSON.stringify(comparison, null, 2)}\n`);
+    if (args.out !== undefined) {
+      // comparison.json last: when it is there, comparison.csv is from the same comparison.
+      writeFilesAtomic(args.out, [
+        ['comparison.csv', comparisonCsv(runs)],
+        ['comparison.json', `${JSON.stringify(comparison, null, 2)}\n`],
+      ]);
     }
     if (args.json) return printJson(comparison);
     process.stdout.write(`${comparisonTable(comparison)}\n\n${requests.length} runs in ${wallS.toFixed(1)}s\n`);

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
+import { checkOutDir, checkOutFile } from '../io/destination.js';
 import type { JobSpec } from '../model/job-spec.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
 import { nativeLine } from '../workload/formats/native.js';
@@ -69,6 +70,8 @@ export async function generateTrace(style: string, count: number, seed: number, 
   if (formatId !== 'native' && !format.writeJobs) {
     throw new ConfigError('--format', `format "${formatId}" has no writer (writable: ${writable.join(', ')})`);
   }
+  if (formatId === 'native') checkOutFile(out, '--out');
+  else checkOutDir(out, '--out');
   const jobs = generator.generate(count, new RandomStreams(seed));
   if (formatId === 'native') {
     await writeNativeJobsAtomic(jobs, out);

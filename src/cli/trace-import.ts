@@ -1,5 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../errors.js';
+import { checkOutFile } from '../io/destination.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
 import { importTrace } from '../workload/import.js';
 import { printJson } from './output.js';
@@ -33,6 +34,7 @@ export const traceImportCommand: CommandModule<object, TraceImportArgs> = {
     if (args.limit !== undefined && !(Number.isInteger(args.limit) && args.limit > 0)) {
       throw new ConfigError('--limit', `expected a positive integer, got ${args.limit}`);
     }
+    checkOutFile(args.out, '--out', args.files);
     const report = await importTrace(format, args.files, { limit: args.limit ?? Infinity, strict: args.strict ?? false }, args.out);
     if (args.json) {
       printJson({
