@@ -7,6 +7,7 @@ import { writeFilesAtomic } from '../report/atomic-write.js';
 import { buildComparison, comparisonCsv, comparisonTable, type ComparisonRun } from '../report/compare.js';
 import { loadScenario } from '../scenario/load.js';
 import type { RunRequest } from '../sim/run-scenario.js';
+import { listOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 import { defaultWorkers, runMany } from './run-many.js';
 
@@ -15,7 +16,7 @@ interface CompareArgs {
   policies: string;
   seeds: number;
   seed?: number;
-  set?: string[];
+  set?: string | string[];
   out?: string;
   json?: boolean;
   workers?: number;
@@ -29,12 +30,12 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     yargs
       .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario YAML file' })
       .option('policies', { type: 'string', demandOption: true, describe: 'comma-separated presets; the first is the baseline' })
-      .option('seeds', { type: 'number', default: 3, describe: 'number of seeds: the scenario seed and the ones after it' })
-      .option('seed', { type: 'number', describe: 'first seed (default: the scenario seed)' })
-      .option('set', { type: 'string', array: true, describe: 'override a scenario value: path=value (repeatable)' })
+      .option('seeds', { type: 'string', default: '3', coerce: wholeNumberOption('--seeds', 1), describe: 'number of seeds: the scenario seed and the ones after it' })
+      .option('seed', { type: 'string', coerce: wholeNumberOption('--seed', 0), describe: 'first seed (default: the scenario seed)' })
+      .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
       .option('out', { type: 'string', describe: 'folder to write comparison.csv and comparison.json to' })
       .option('json', { type: 'boolean', describe: 'print the comparison as one JSON object' })
-      .option('workers', { type: 'number', describe: 'worker threads (default: one per core); results do not depend on it' }) as Argv<CompareArgs>,
+      .option('workers', { type: 'string', coerce: wholeNumberOption('--workers', 1), describe: 'worker threads (default: one per core); results do not depend on it' }) as Argv<CompareArgs>,
   handler: async (args: ArgumentsCamelCase<CompareArgs>) => {
     const policies = args.policies.split(',').map((p) => p.trim()).filter((p) => p !== '');
     if (policies.length === 0) throw new ConfigError('--policies', 'name at least one policy');
@@ -48,7 +49,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       throw new ConfigError('--workers', `expected a positive integer, got ${args.workers}`);
     }
     if (args.out !== undefined) checkOutDir(args.out, '--out');
-    const sets = args.set ?? [];
+    const sets = listOption(args.set);
     // Load once here so that scenario errors are reported as such, before any run starts.
     const scenario = await loadScenario(args.scenario, { policy: policies[0], seed: args.seed, sets, knownPolicies: known });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);

@@ -9,13 +9,14 @@ import { summaryTable } from '../report/summary-table.js';
 import { timelineCsv } from '../report/timeline-csv.js';
 import { loadScenario } from '../scenario/load.js';
 import { simulate } from '../sim/simulation.js';
+import { listOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 
 interface RunArgs {
   scenario: string;
   policy?: string;
   seed?: number;
-  set?: string[];
+  set?: string | string[];
   out?: string;
   json?: boolean;
   checkInvariants?: boolean;
@@ -29,8 +30,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
     yargs
       .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario YAML file' })
       .option('policy', { type: 'string', describe: 'policy preset (see dlsim list); overrides the scenario' })
-      .option('seed', { type: 'number', describe: 'random seed; overrides the scenario' })
-      .option('set', { type: 'string', array: true, describe: 'override a scenario value: path=value (repeatable)' })
+      .option('seed', { type: 'string', coerce: wholeNumberOption('--seed', 0), describe: 'random seed; overrides the scenario' })
+      .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
       .option('out', { type: 'string', describe: 'folder to write summary.json and jobs.csv to' })
       .option('json', { type: 'boolean', describe: 'print the summary as one JSON object' })
       .option('check-invariants', { type: 'boolean', describe: 're-check cluster accounting after every instant (slow)' }) as Argv<RunArgs>,
@@ -39,7 +40,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const scenario = await loadScenario(args.scenario, {
       policy: args.policy,
       seed: args.seed,
-      sets: args.set ?? [],
+      sets: listOption(args.set),
       knownPolicies: presetNames(),
     });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);

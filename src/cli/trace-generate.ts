@@ -6,8 +6,10 @@ import { RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
 import { checkOutDir, checkOutFile } from '../io/destination.js';
 import type { JobSpec } from '../model/job-spec.js';
+import { MAX_JOBS } from '../model/limits.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
 import { nativeLine } from '../workload/formats/native.js';
+import { wholeNumberOption } from './options.js';
 import { generatorStyleIds, generatorStyles } from '../workload/generators/styles.js';
 
 interface GenerateArgs {
@@ -62,7 +64,9 @@ export async function writeNativeJobsAtomic(jobs: Iterable<JobSpec>, path: strin
 export async function generateTrace(style: string, count: number, seed: number, out: string, formatId = 'native'): Promise<GenerateResult> {
   const generator = generatorStyles[style];
   if (!generator) throw new ConfigError('--style', `unknown generator style "${style}" (known: ${generatorStyleIds().join(', ')})`);
-  if (!Number.isInteger(count) || count < 1) throw new ConfigError('--jobs', `must be a positive whole number of jobs, got ${count}`);
+  if (!Number.isInteger(count) || count < 1 || count > MAX_JOBS) {
+    throw new ConfigError('--jobs', `must be a whole number of jobs from 1 to ${MAX_JOBS}, got ${count}`);
+  }
   if (!Number.isInteger(seed)) throw new ConfigError('--seed', `must be a whole number, got ${seed}`);
   const format = traceFormats[formatId];
   if (!format) throw new ConfigError('--format', `unknown trace format "${formatId}" (known: ${traceFormatIds().join(', ')})`);
@@ -88,8 +92,8 @@ export const traceGenerateCommand: CommandModule<object, GenerateArgs> = {
   builder: (yargs: Argv<object>) =>
     yargs
       .option('style', { type: 'string', demandOption: true, describe: `generator style (${generatorStyleIds().join(', ')})` })
-      .option('jobs', { type: 'number', demandOption: true, describe: 'number of jobs' })
-      .option('seed', { type: 'number', default: 1, describe: 'random seed (same seed, same jobs)' })
+      .option('jobs', { type: 'string', demandOption: true, coerce: wholeNumberOption('--jobs', 1), describe: 'number of jobs' })
+      .option('seed', { type: 'string', default: '1', coerce: wholeNumberOption('--seed', 0), describe: 'random seed (same seed, same jobs)' })
       .option('out', {
         type: 'string',
         demandOption: true,

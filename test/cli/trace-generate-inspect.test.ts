@@ -184,7 +184,7 @@ describe('trace inspect', () => {
     stdout = '';
     await cli('inspect', out, '--json', '--limit', '10');
     expect((JSON.parse(stdout) as { stats: { jobs: number } }).stats.jobs).toBe(10);
-    await expect(cli('inspect', out, '--limit', '0')).rejects.toThrow(/--limit: expected a positive whole number/);
+    await expect(cli('inspect', out, '--limit', '0')).rejects.toThrow(/--limit: expected a positive integer, got "0"/);
   });
 
   it('rejects an unknown format and a missing file as user errors', async () => {
