@@ -1,8 +1,11 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { ConfigError, type TraceError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { alignColumns, formatPercent, formatSeconds } from '../report/summary-table.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
+import { readCheckedJobs } from '../workload/checked-jobs.js';
+import { noJobError } from '../workload/import.js';
 import { inspectJobs, type TraceStats } from '../workload/inspect.js';
+import { SkipCounter } from '../workload/skip-counter.js';
 import type { TraceFormat } from '../workload/trace-format.js';
 import { wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
@@ -44,13 +47,10 @@ export async function inspectTrace(files: readonly string[], formatId: string, l
   if (limit !== Infinity && !(Number.isInteger(limit) && limit > 0)) {
     throw new ConfigError('--limit', `expected a positive whole number of jobs, got ${limit}`);
   }
-  const byReason = new Map<string, number>();
-  let total = 0;
-  const onSkip = (error: TraceError): void => {
-    total++;
-    byReason.set(error.countKey, (byReason.get(error.countKey) ?? 0) + 1);
-  };
-  const stats = await inspectJobs(format.readJobs(files, { limit, strict: false, onSkip }));
+  const skipped = new SkipCounter();
+  const stats = await inspectJobs(readCheckedJobs(format, files, { limit, strict: false, onSkip: (error) => skipped.add(error) }));
+  if (stats.jobs === 0) throw noJobError(files, skipped);
+  const { total, byReason } = skipped;
   return {
     files,
     format: format.id,

@@ -106,3 +106,25 @@ describe('a failed import leaves nothing behind', () => {
     expect(temporaries(dir)).toEqual([]);
   });
 });
+
+describe('machine lists are bounded like scenario node groups', () => {
+  it('skips a machine row of 1e9 GPUs, cores or memory in both machine-list formats', async () => {
+    const { alibabaGpu2023Format } = await import('../../src/workload/formats/alibaba-gpu-2023.js');
+    const { alibabaPai2020Format } = await import('../../src/workload/formats/alibaba-pai-2020.js');
+    const openb = fileOf('openb_node_list_x.csv', [
+      'sn,cpu_milli,memory_mib,gpu,model',
+      'n1,96000,786432,8,V100M32',
+      'n2,96000,786432,1000000000,V100M32',
+      'n3,1e12,786432,8,V100M32',
+      'n4,96000,1e15,8,V100M32',
+    ]);
+    const pai = fileOf('pai_machine_spec.csv', ['m1,V100,96,512,8', 'm2,V100,96,512,1000000000', 'm3,V100,1e9,512,8']);
+    for (const [format, file, kept] of [[alibabaGpu2023Format, openb.file, 1], [alibabaPai2020Format, pai.file, 1]] as const) {
+      const skipped: TraceError[] = [];
+      const cluster = await format.readCluster!(file, { limit: Infinity, strict: false, onSkip: (e) => skipped.push(e) });
+      expect(cluster.nodes).toHaveLength(kept);
+      expect(skipped.length).toBeGreaterThanOrEqual(2);
+      for (const error of skipped) expect(error.reason).toMatch(/^over /);
+    }
+  });
+});

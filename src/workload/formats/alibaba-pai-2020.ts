@@ -60,6 +60,7 @@ import { GPU_MILLI } from '../../model/cluster-spec.js';
 import type { JobSpec, ReplicaDemand, Role, RoleSpec } from '../../model/job-spec.js';
 import { convertRow, csvRows, fileError, type CsvRow } from '../csv-rows.js';
 import type { TraceFormat, TraceReadOptions } from '../trace-format.js';
+import { checkNodeSize } from '../trace-rows.js';
 
 /** Column order of the headerless `pai_job_table.csv`. */
 export const PAI_JOB_COLUMNS = ['job_name', 'inst_id', 'user', 'status', 'start_time', 'end_time'] as const;
@@ -465,13 +466,15 @@ function machineOfRow(row: CsvRow, index: number): NodeSpec {
   const capGpus = row.nonNegative('cap_gpu');
   if (!Number.isInteger(capGpus)) throw row.error('cap_gpu', 'not a whole number', row.text('cap_gpu'));
   const gpus = gpuType === 'CPU' ? 0 : capGpus;
+  const size = { gpus, cpuMilli: Math.round(cpuCores * 1000), memMiB: Math.round(memGB * 1024) };
+  checkNodeSize(row, size, { gpus: 'cap_gpu', cpuMilli: 'cap_cpu', memMiB: 'cap_mem' });
   return {
     name,
     group: gpuType,
     gpuType: gpus === 0 ? null : gpuType,
     gpus,
-    cpuMilli: Math.round(cpuCores * 1000),
-    memMiB: Math.round(memGB * 1024),
+    cpuMilli: size.cpuMilli,
+    memMiB: size.memMiB,
     rack: `rack-${Math.floor(index / MACHINES_PER_RACK)}`,
   };
 }
