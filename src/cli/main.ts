@@ -5,6 +5,7 @@ import { ConfigError } from '../errors.js';
 import { benchCommand } from './bench.js';
 import { compareCommand } from './compare.js';
 import { listCommand } from './list.js';
+import { removeTemporariesOnSignal } from '../io/temporaries.js';
 import { checkBooleanFlags } from './options.js';
 import { reportError } from './output.js';
 import { runCommand } from './run.js';
@@ -12,6 +13,7 @@ import { traceCommand } from './trace.js';
 
 /** Parses the command line and runs the chosen command; resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  removeTemporariesOnSignal();
   try {
     checkBooleanFlags(argv);
     await yargs(argv)

@@ -5,6 +5,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
 import { checkOutDir, checkOutFile } from '../io/destination.js';
+import { releaseTemporary, trackTemporary } from '../io/temporaries.js';
 import type { JobSpec } from '../model/job-spec.js';
 import { MAX_JOBS } from '../model/limits.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
@@ -35,6 +36,7 @@ export async function writeNativeJobsAtomic(jobs: Iterable<JobSpec>, path: strin
   let out: WriteStream | undefined;
   try {
     mkdirSync(dirname(path), { recursive: true });
+    trackTemporary(temporary);
     out = createWriteStream(temporary);
     for (const job of jobs) {
       if (!out.write(`${nativeLine(job)}\n`)) await once(out, 'drain');
@@ -53,6 +55,8 @@ export async function writeNativeJobsAtomic(jobs: Iterable<JobSpec>, path: strin
     // A file-system refusal is the user's to fix; anything else is a bug and keeps its stack.
     if (code === undefined) throw error;
     throw new ConfigError(path, `cannot write the trace (${code})`);
+  } finally {
+    releaseTemporary(temporary);
   }
 }
 

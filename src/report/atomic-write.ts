@@ -1,6 +1,7 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { releaseTemporary, trackTemporary } from '../io/temporaries.js';
 
 /** The temporary name a file is written under before it is renamed into place (same folder). */
 export function temporaryPath(path: string): string {
@@ -28,6 +29,7 @@ export function writeFilesAtomic(folder: string, files: readonly (readonly [name
     for (const [name, contents] of files) {
       const temporary = temporaryPath(join(folder, name));
       temporaries.push(temporary);
+      trackTemporary(temporary);
       writeFileSync(temporary, contents);
     }
     const marker = files[files.length - 1];
@@ -39,5 +41,7 @@ export function writeFilesAtomic(folder: string, files: readonly (readonly [name
     // A file-system refusal is the user's to fix; anything else is a bug and keeps its stack.
     if (code === undefined) throw error;
     throw new ConfigError(folder, `cannot write ${files.map(([name]) => name).join(', ')} (${code})`);
+  } finally {
+    for (const temporary of temporaries) releaseTemporary(temporary);
   }
 }

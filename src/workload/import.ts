@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, SimError, TraceError } from '../errors.js';
+import { releaseTemporary, trackTemporary } from '../io/temporaries.js';
 import { readCheckedJobs } from './checked-jobs.js';
 import { nativeLine } from './formats/native.js';
 import { SkipCounter } from './skip-counter.js';
@@ -41,6 +42,7 @@ export async function importTrace(
 ): Promise<ImportReport> {
   mkdirSync(dirname(outFile), { recursive: true });
   const temporary = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
+  trackTemporary(temporary);
   const out = createWriteStream(temporary);
   const skipped = new SkipCounter();
   let jobs = 0;
@@ -65,6 +67,8 @@ export async function importTrace(
     out.destroy();
     rmSync(temporary, { force: true });
     throw error;
+  } finally {
+    releaseTemporary(temporary);
   }
   if (stop) throw new ImportStoppedError(stop, jobs, outFile);
   return { jobs, skipped, outFile };

@@ -103,3 +103,24 @@ describe('--out is checked before anything is written', () => {
     expect(readdirSync(out).sort()).toEqual(['comparison.csv', 'comparison.json']);
   });
 });
+
+describe('an interrupted command leaves no temporary file', () => {
+  it('trace import stopped by SIGTERM while reading removes its temporary output', async () => {
+    const { spawn } = await import('node:child_process');
+    const dir = freshDir();
+    const input = join(dir, 'in.jsonl');
+    // A FIFO nobody writes to: the import waits on it with its temporary output open.
+    expect(spawnSync('mkfifo', [input]).status).toBe(0);
+    const child = spawn(process.execPath, [CLI, 'trace', 'import', '--format', 'native', input, '--out', join(dir, 'out.jsonl')], { cwd: ROOT });
+    const exited = new Promise<string | null>((done) => child.on('exit', (code, signal) => done(signal ?? String(code))));
+    let sawTemporary = false;
+    for (let i = 0; i < 200 && !sawTemporary; i++) {
+      await new Promise((done) => setTimeout(done, 25));
+      sawTemporary = readdirSync(dir).some((name) => name.endsWith('.tmp'));
+    }
+    expect(sawTemporary).toBe(true);
+    child.kill('SIGTERM');
+    expect(await exited).toBe('SIGTERM');
+    expect(readdirSync(dir)).toEqual(['in.jsonl']);
+  });
+});
