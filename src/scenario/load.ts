@@ -14,6 +14,7 @@ import { readFaultTrace, replayOccurrences } from '../faults/trace-replay.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
 import { MAX_FAULTS_PER_DAY, MAX_JOBS, MAX_NODES, MAX_STEPS, MAX_TIME_S } from '../model/limits.js';
 import { readCheckedJobs } from '../workload/checked-jobs.js';
+import { nativeIssue } from '../workload/formats/native.js';
 import { noJobError } from '../workload/import.js';
 import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, type SyntheticSpec } from '../workload/synthetic.js';
@@ -410,6 +411,9 @@ function buildJobs(
     const spec = toSyntheticSpec(synthetic, synthetic.gpusPerNode ?? largestGpusPerNode);
     const source = `${file}: workload.synthetic`;
     for (const job of generateSyntheticJobs(spec, new RandomStreams(seed), source)) {
+      // Generated jobs are held to the same bounds as traced ones (e.g. arrivals so sparse they land past 100 years).
+      const issue = nativeIssue(job);
+      if (issue) throw new ConfigError(locate(['workload', 'synthetic']), `generated job ${job.id}: ${issue.field}: ${issue.reason}`);
       jobs.push({ job, path: ['workload', 'synthetic'] });
     }
   }

@@ -82,6 +82,11 @@ describe('scenario bounds', () => {
     expect(await loadError(text)).toMatch(/workload\.synthetic\.jobs: .*10000000/);
   });
 
+  it('rejects generated jobs that land beyond 100 years (arrivals of 1e-300 per hour)', async () => {
+    const text = `${CLUSTER}workload:\n  synthetic: { jobs: 3, arrivalsPerHour: 1e-300, duration: { median: 1h }, gpus: { 1: 1 } }\n`;
+    expect(await loadError(text)).toMatch(/:5: workload\.synthetic: generated job .*submitS: over 100 years/);
+  });
+
   it('rejects a trace whose time scale pushes a job beyond 100 years', async () => {
     const trace = write(`t-${++count}.jsonl`, '{"id":"x","submitS":1000,"roles":[{"role":"worker","replicas":1,"gpus":1,"cpuMilli":1000,"memMiB":1024}],"durationS":10}\n');
     const text = `${CLUSTER}workload:\n  trace: { format: native, files: ${trace}, timeScale: 1e300 }\n`;
