@@ -172,9 +172,8 @@ async function resolveFaults(
     if (!/\.ya?ml$/.test(faults.catalog)) return loadCatalog(faults.catalog);
     const catalogFile = resolve(dirname(file), faults.catalog);
     // A catalog file that is missing or unreadable is reported at the scenario's key; its own problems at its lines.
-    if (!existsSync(catalogFile) || !statSync(catalogFile).isFile()) {
-      throw new ConfigError(locate([...path, 'catalog']), `${catalogFile}: no such file`);
-    }
+    if (!existsSync(catalogFile)) throw new ConfigError(locate([...path, 'catalog']), `${catalogFile}: no such file`);
+    if (!statSync(catalogFile).isFile()) throw new ConfigError(locate([...path, 'catalog']), `${catalogFile}: not a file`);
     return loadCatalogFile(catalogFile);
   });
   const catalog = atPath(['overrides'], () => scaledCatalog(base, faults.scale, faults.overrides));
