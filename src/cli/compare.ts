@@ -1,12 +1,13 @@
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
-import { writeFileAtomic } from '../report/atomic-write.js';
+import { checkOutDir } from '../io/destination.js';
+import { writeFilesAtomic } from '../report/atomic-write.js';
 import { buildComparison, comparisonCsv, comparisonTable, type ComparisonRun } from '../report/compare.js';
 import { loadScenario } from '../scenario/load.js';
 import type { RunRequest } from '../sim/run-scenario.js';
+import { listOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 import { defaultWorkers, runMany } from './run-many.js';
 
@@ -15,7 +16,7 @@ interface CompareArgs {
   policies: string;
   seeds: number;
   seed?: number;
-  set?: string[];
+  set?: string | string[];
   out?: string;
   json?: boolean;
   workers?: number;
@@ -29,12 +30,12 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     yargs
       .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario YAML file' })
       .option('policies', { type: 'string', demandOption: true, describe: 'comma-separated presets; the first is the baseline' })
-      .option('seeds', { type: 'number', default: 3, describe: 'number of seeds: the scenario seed and the ones after it' })
-      .option('seed', { type: 'number', describe: 'first seed (default: the scenario seed)' })
-      .option('set', { type: 'string', array: true, describe: 'override a scenario value: path=value (repeatable)' })
+      .option('seeds', { type: 'string', default: '3', coerce: wholeNumberOption('--seeds', 1), describe: 'number of seeds: the scenario seed and the ones after it' })
+      .option('seed', { type: 'string', coerce: wholeNumberOption('--seed', 0), describe: 'first seed (default: the scenario seed)' })
+      .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
       .option('out', { type: 'string', describe: 'folder to write comparison.csv and comparison.json to' })
       .option('json', { type: 'boolean', describe: 'print the comparison as one JSON object' })
-      .option('workers', { type: 'number', describe: 'worker threads (default: one per core); results do not depend on it' }) as Argv<CompareArgs>,
+      .option('workers', { type: 'string', coerce: wholeNumberOption('--workers', 1), describe: 'worker threads (default: one per core); results do not depend on it' }) as Argv<CompareArgs>,
   handler: async (args: ArgumentsCamelCase<CompareArgs>) => {
     const policies = args.policies.split(',').map((p) => p.trim()).filter((p) => p !== '');
     if (policies.length === 0) throw new ConfigError('--policies', 'name at least one policy');
@@ -47,7 +48,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     if (args.workers !== undefined && !(Number.isInteger(args.workers) && args.workers >= 1)) {
       throw new ConfigError('--workers', `expected a positive integer, got ${args.workers}`);
     }
-    const sets = args.set ?? [];
+    if (args.out !== undefined) checkOutDir(args.out, '--out');
+    const sets = listOption(args.set);
     // Load once here so that scenario errors are reported as such, before any run starts.
     const scenario = await loadScenario(args.scenario, { policy: policies[0], seed: args.seed, sets, knownPolicies: known });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
@@ -58,9 +60,12 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     const wallS = (performance.now() - startedMs) / 1000;
     const runs: ComparisonRun[] = requests.map((r, i) => ({ policy: r.policy, seed: r.seed, summary: summaries[i]! }));
     const comparison = buildComparison(scenario.name, policies, runs);
-    if (args.out) {
-      writeFileAtomic(join(args.out, 'comparison.csv'), comparisonCsv(runs));
-      writeFileAtomic(join(args.out, 'comparison.json'), `${JSON.stringify(comparison, null, 2)}\n`);
+    if (args.out !== undefined) {
+      // comparison.json last: when it is there, comparison.csv is from the same comparison.
+      writeFilesAtomic(args.out, [
+        ['comparison.csv', comparisonCsv(runs)],
+        ['comparison.json', `${JSON.stringify(comparison, null, 2)}\n`],
+      ]);
     }
     if (args.json) return printJson(comparison);
     process.stdout.write(`${comparisonTable(comparison)}\n\n${requests.length} runs in ${wallS.toFixed(1)}s\n`);

@@ -5,13 +5,17 @@ import { ConfigError } from '../errors.js';
 import { benchCommand } from './bench.js';
 import { compareCommand } from './compare.js';
 import { listCommand } from './list.js';
+import { removeTemporariesOnSignal } from '../io/temporaries.js';
+import { checkBooleanFlags } from './options.js';
 import { reportError } from './output.js';
 import { runCommand } from './run.js';
 import { traceCommand } from './trace.js';
 
 /** Parses the command line and runs the chosen command; resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  removeTemporariesOnSignal();
   try {
+    checkBooleanFlags(argv);
     await yargs(argv)
       .scriptName('dlsim')
       .usage('$0 <command> [options]')
@@ -23,7 +27,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       .demandCommand(1, 'name a command: run, compare, list, trace, bench')
       .strict()
       .fail((message, error) => {
-        // yargs reports its own parse failures as a message; errors from commands pass through.
+        // yargs reports its own parse failures as a message, and wraps an option's coerce error
+        // (already worded for the user) in a YError; errors from commands pass through.
+        if (error?.name === 'YError') throw new ConfigError('', error.message);
         throw error ?? new ConfigError('', `${message} (see dlsim --help)`);
       })
       .help()

@@ -1,21 +1,22 @@
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import type { RunSummary } from '../metrics/summary.js';
 import { presetNames } from '../policies/presets.js';
-import { writeFileAtomic } from '../report/atomic-write.js';
+import { checkOutDir } from '../io/destination.js';
+import { writeFilesAtomic } from '../report/atomic-write.js';
 import { jobsCsv } from '../report/jobs-csv.js';
 import { summaryTable } from '../report/summary-table.js';
 import { timelineCsv } from '../report/timeline-csv.js';
 import { loadScenario } from '../scenario/load.js';
 import { simulate } from '../sim/simulation.js';
+import { listOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 
 interface RunArgs {
   scenario: string;
   policy?: string;
   seed?: number;
-  set?: string[];
+  set?: string | string[];
   out?: string;
   json?: boolean;
   checkInvariants?: boolean;
@@ -29,16 +30,17 @@ export const runCommand: CommandModule<object, RunArgs> = {
     yargs
       .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario YAML file' })
       .option('policy', { type: 'string', describe: 'policy preset (see dlsim list); overrides the scenario' })
-      .option('seed', { type: 'number', describe: 'random seed; overrides the scenario' })
-      .option('set', { type: 'string', array: true, describe: 'override a scenario value: path=value (repeatable)' })
+      .option('seed', { type: 'string', coerce: wholeNumberOption('--seed', 0), describe: 'random seed; overrides the scenario' })
+      .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
       .option('out', { type: 'string', describe: 'folder to write summary.json and jobs.csv to' })
       .option('json', { type: 'boolean', describe: 'print the summary as one JSON object' })
       .option('check-invariants', { type: 'boolean', describe: 're-check cluster accounting after every instant (slow)' }) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
+    if (args.out !== undefined) checkOutDir(args.out, '--out');
     const scenario = await loadScenario(args.scenario, {
       policy: args.policy,
       seed: args.seed,
-      sets: args.set ?? [],
+      sets: listOption(args.set),
       knownPolicies: presetNames(),
     });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
@@ -49,10 +51,13 @@ export const runCommand: CommandModule<object, RunArgs> = {
       ...result.summary,
       perf: { wallS: Math.round(wallS * 1000) / 1000, eventsPerS: wallS > 0 ? Math.round(result.summary.events / wallS) : 0 },
     };
-    if (args.out) {
-      writeFileAtomic(join(args.out, 'jobs.csv'), jobsCsv(result.jobs, result.endS));
-      writeFileAtomic(join(args.out, 'timeline.csv'), timelineCsv(result.timeline));
-      writeFileAtomic(join(args.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+    if (args.out !== undefined) {
+      // summary.json last: when it is there, the other files are from the same run.
+      writeFilesAtomic(args.out, [
+        ['jobs.csv', jobsCsv(result.jobs, result.endS)],
+        ['timeline.csv', timelineCsv(result.timeline)],
+        ['summary.json', `${JSON.stringify(summary, null, 2)}\n`],
+      ]);
     }
     if (args.json) printJson(summary);
     else process.stdout.write(`${summaryTable(summary)}\n`);

@@ -4,9 +4,13 @@ import { basename, dirname, join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
+import { checkOutDir, checkOutFile } from '../io/destination.js';
+import { releaseTemporary, trackTemporary } from '../io/temporaries.js';
 import type { JobSpec } from '../model/job-spec.js';
+import { MAX_JOBS } from '../model/limits.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
 import { nativeLine } from '../workload/formats/native.js';
+import { wholeNumberOption } from './options.js';
 import { generatorStyleIds, generatorStyles } from '../workload/generators/styles.js';
 
 interface GenerateArgs {
@@ -32,6 +36,7 @@ export async function writeNativeJobsAtomic(jobs: Iterable<JobSpec>, path: strin
   let out: WriteStream | undefined;
   try {
     mkdirSync(dirname(path), { recursive: true });
+    trackTemporary(temporary);
     out = createWriteStream(temporary);
     for (const job of jobs) {
       if (!out.write(`${nativeLine(job)}\n`)) await once(out, 'drain');
@@ -50,6 +55,8 @@ export async function writeNativeJobsAtomic(jobs: Iterable<JobSpec>, path: strin
     // A file-system refusal is the user's to fix; anything else is a bug and keeps its stack.
     if (code === undefined) throw error;
     throw new ConfigError(path, `cannot write the trace (${code})`);
+  } finally {
+    releaseTemporary(temporary);
   }
 }
 
@@ -61,7 +68,9 @@ export async function writeNativeJobsAtomic(jobs: Iterable<JobSpec>, path: strin
 export async function generateTrace(style: string, count: number, seed: number, out: string, formatId = 'native'): Promise<GenerateResult> {
   const generator = generatorStyles[style];
   if (!generator) throw new ConfigError('--style', `unknown generator style "${style}" (known: ${generatorStyleIds().join(', ')})`);
-  if (!Number.isInteger(count) || count < 1) throw new ConfigError('--jobs', `must be a positive whole number of jobs, got ${count}`);
+  if (!Number.isInteger(count) || count < 1 || count > MAX_JOBS) {
+    throw new ConfigError('--jobs', `must be a whole number of jobs from 1 to ${MAX_JOBS}, got ${count}`);
+  }
   if (!Number.isInteger(seed)) throw new ConfigError('--seed', `must be a whole number, got ${seed}`);
   const format = traceFormats[formatId];
   if (!format) throw new ConfigError('--format', `unknown trace format "${formatId}" (known: ${traceFormatIds().join(', ')})`);
@@ -69,6 +78,8 @@ export async function generateTrace(style: string, count: number, seed: number, 
   if (formatId !== 'native' && !format.writeJobs) {
     throw new ConfigError('--format', `format "${formatId}" has no writer (writable: ${writable.join(', ')})`);
   }
+  if (formatId === 'native') checkOutFile(out, '--out');
+  else checkOutDir(out, '--out');
   const jobs = generator.generate(count, new RandomStreams(seed));
   if (formatId === 'native') {
     await writeNativeJobsAtomic(jobs, out);
@@ -85,8 +96,8 @@ export const traceGenerateCommand: CommandModule<object, GenerateArgs> = {
   builder: (yargs: Argv<object>) =>
     yargs
       .option('style', { type: 'string', demandOption: true, describe: `generator style (${generatorStyleIds().join(', ')})` })
-      .option('jobs', { type: 'number', demandOption: true, describe: 'number of jobs' })
-      .option('seed', { type: 'number', default: 1, describe: 'random seed (same seed, same jobs)' })
+      .option('jobs', { type: 'string', demandOption: true, coerce: wholeNumberOption('--jobs', 1), describe: 'number of jobs' })
+      .option('seed', { type: 'string', default: '1', coerce: wholeNumberOption('--seed', 0), describe: 'random seed (same seed, same jobs)' })
       .option('out', {
         type: 'string',
         demandOption: true,

@@ -1,7 +1,9 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../errors.js';
+import { checkOutFile } from '../io/destination.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
 import { importTrace } from '../workload/import.js';
+import { wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 
 interface TraceImportArgs {
@@ -19,11 +21,11 @@ export const traceImportCommand: CommandModule<object, TraceImportArgs> = {
   describe: 'Convert trace files to the native JSON Lines format',
   builder: (yargs: Argv<object>) =>
     yargs
-      .positional('files', { type: 'string', array: true, demandOption: true, describe: 'trace files' })
+      .positional('files', { type: 'string', default: undefined, describe: 'trace files (one or more)' })
       .option('format', { type: 'string', demandOption: true, describe: `trace format: ${traceFormatIds().join(', ')}` })
       .option('out', { type: 'string', demandOption: true, describe: 'native JSON Lines file to write' })
       .option('strict', { type: 'boolean', describe: 'stop at the first bad row (exit 1) instead of skipping it' })
-      .option('limit', { type: 'number', describe: 'import at most this many jobs' })
+      .option('limit', { type: 'string', coerce: wholeNumberOption('--limit', 1), describe: 'import at most this many jobs' })
       .option('json', { type: 'boolean', describe: 'print the report as one JSON object' }) as Argv<TraceImportArgs>,
   handler: async (args: ArgumentsCamelCase<TraceImportArgs>) => {
     const format = traceFormats[args.format];
@@ -33,6 +35,7 @@ export const traceImportCommand: CommandModule<object, TraceImportArgs> = {
     if (args.limit !== undefined && !(Number.isInteger(args.limit) && args.limit > 0)) {
       throw new ConfigError('--limit', `expected a positive integer, got ${args.limit}`);
     }
+    checkOutFile(args.out, '--out', args.files);
     const report = await importTrace(format, args.files, { limit: args.limit ?? Infinity, strict: args.strict ?? false }, args.out);
     if (args.json) {
       printJson({

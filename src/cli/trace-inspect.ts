@@ -1,14 +1,18 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { ConfigError, type TraceError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { alignColumns, formatPercent, formatSeconds } from '../report/summary-table.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
+import { readCheckedJobs } from '../workload/checked-jobs.js';
+import { noJobError } from '../workload/import.js';
 import { inspectJobs, type TraceStats } from '../workload/inspect.js';
+import { SkipCounter } from '../workload/skip-counter.js';
 import type { TraceFormat } from '../workload/trace-format.js';
+import { wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 
 interface InspectArgs {
   files: string[];
-  format: string;
+  format?: string;
   json?: boolean;
   limit?: number;
 }
@@ -43,13 +47,10 @@ export async function inspectTrace(files: readonly string[], formatId: string, l
   if (limit !== Infinity && !(Number.isInteger(limit) && limit > 0)) {
     throw new ConfigError('--limit', `expected a positive whole number of jobs, got ${limit}`);
   }
-  const byReason = new Map<string, number>();
-  let total = 0;
-  const onSkip = (error: TraceError): void => {
-    total++;
-    byReason.set(error.countKey, (byReason.get(error.countKey) ?? 0) + 1);
-  };
-  const stats = await inspectJobs(format.readJobs(files, { limit, strict: false, onSkip }));
+  const skipped = new SkipCounter();
+  const stats = await inspectJobs(readCheckedJobs(format, files, { limit, strict: false, onSkip: (error) => skipped.add(error) }));
+  if (stats.jobs === 0) throw noJobError(files, skipped);
+  const { total, byReason } = skipped;
   return {
     files,
     format: format.id,
@@ -65,6 +66,15 @@ export function skippedRowsLine(skipped: SkippedRows): string {
     .map(([reason, count]) => `${reason} ${count}`)
     .join('; ');
   return `dlsim: skipped ${skipped.total} bad row${skipped.total === 1 ? '' : 's'}: ${reasons}`;
+}
+
+/** 'native' when every file is a .jsonl file; otherwise a ConfigError asking for --format (no silent all-zero report). */
+export function nativeOrAsk(files: readonly string[]): string {
+  const other = files.find((file) => !file.endsWith('.jsonl'));
+  if (other !== undefined) {
+    throw new ConfigError('--format', `${other} is not a native .jsonl trace: name its format (${traceFormatIds().join(', ')})`);
+  }
+  return 'native';
 }
 
 /** The readable report of `trace inspect`: aligned tables. */
@@ -121,12 +131,12 @@ export const traceInspectCommand: CommandModule<object, InspectArgs> = {
   describe: 'Summarise a trace: arrivals by hour, GPU demand, durations, kinds, status',
   builder: (yargs: Argv<object>) =>
     yargs
-      .positional('files', { type: 'string', array: true, demandOption: true, describe: 'trace file(s) of the format' })
-      .option('format', { type: 'string', default: 'native', describe: `trace format (${traceFormatIds().join(', ')})` })
+      .positional('files', { type: 'string', default: undefined, describe: 'trace file(s) of the format (one or more)' })
+      .option('format', { type: 'string', describe: `trace format (${traceFormatIds().join(', ')}); needed unless the files are native .jsonl` })
       .option('json', { type: 'boolean', describe: 'print the statistics as one JSON object' })
-      .option('limit', { type: 'number', describe: 'read at most this many jobs' }) as unknown as Argv<InspectArgs>,
+      .option('limit', { type: 'string', coerce: wholeNumberOption('--limit', 1), describe: 'read at most this many jobs' }) as unknown as Argv<InspectArgs>,
   handler: async (args: ArgumentsCamelCase<InspectArgs>) => {
-    const inspection = await inspectTrace(args.files, args.format, args.limit ?? Infinity);
+    const inspection = await inspectTrace(args.files, args.format ?? nativeOrAsk(args.files), args.limit ?? Infinity);
     const skipped = skippedRowsLine(inspection.skippedRows);
     if (skipped) process.stderr.write(`${skipped}\n`);
     if (args.json) printJson(inspection);

@@ -1,10 +1,47 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { releaseTemporary, trackTemporary } from '../io/temporaries.js';
 
-/** Writes a file atomically: to a temporary name in the same folder, then renamed over the target. */
+/** The temporary name a file is written under before it is renamed into place (same folder). */
+export function temporaryPath(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+}
+
+/**
+ * Writes a file atomically: to a temporary name in the same folder, then renamed over the target.
+ * On failure the temporary file is removed; a file-system refusal is a ConfigError naming the path.
+ */
 export function writeFileAtomic(path: string, contents: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  writeFileSync(temporary, contents);
-  renameSync(temporary, path);
+  writeFilesAtomic(dirname(path), [[basename(path), contents]]);
+}
+
+/**
+ * Writes files into `folder` as one set: every file goes to its temporary name first, then the
+ * earlier copy of the last file (the set's marker, e.g. summary.json) is removed, then the files are
+ * renamed into place with the marker last. So when the marker is present, every file beside it is
+ * from the same set; a failure leaves no temporary file and no marker.
+ */
+export function writeFilesAtomic(folder: string, files: readonly (readonly [name: string, contents: string])[]): void {
+  const temporaries: string[] = [];
+  try {
+    mkdirSync(folder, { recursive: true });
+    for (const [name, contents] of files) {
+      const temporary = temporaryPath(join(folder, name));
+      temporaries.push(temporary);
+      trackTemporary(temporary);
+      writeFileSync(temporary, contents);
+    }
+    const marker = files[files.length - 1];
+    if (marker !== undefined && files.length > 1) rmSync(join(folder, marker[0]), { force: true });
+    files.forEach(([name], i) => renameSync(temporaries[i]!, join(folder, name)));
+  } catch (error) {
+    for (const temporary of temporaries) rmSync(temporary, { force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    // A file-system refusal is the user's to fix; anything else is a bug and keeps its stack.
+    if (code === undefined) throw error;
+    throw new ConfigError(folder, `cannot write ${files.map(([name]) => name).join(', ')} (${code})`);
+  } finally {
+    for (const temporary of temporaries) releaseTemporary(temporary);
+  }
 }

@@ -32,12 +32,11 @@ export function alignColumns(rows: readonly (readonly string[])[], allLeft = fal
 
 /** The readable table `dlsim run` prints. */
 export function summaryTable(summary: RunSummary): string {
+  // JCT and queueing cover completed jobs only: with none, there is nothing to show.
+  const none = summary.jobs.completed === 0;
   const q = (label: string, values: RunSummary['jctS']): string[] => [
     label,
-    formatSeconds(values.mean),
-    formatSeconds(values.p50),
-    formatSeconds(values.p90),
-    formatSeconds(values.p99),
+    ...[values.mean, values.p50, values.p90, values.p99].map((value) => (none ? '–' : formatSeconds(value))),
   ];
   const lines = [
     `scenario ${summary.scenario}  policy ${summary.policy}  seed ${summary.seed}`,

@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { RandomStreams } from '../engine/random.js';
@@ -5,18 +6,22 @@ import { ConfigError } from '../errors.js';
 import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
 import type { JobSpec, LossCurveSpec, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
 import { convergenceStep } from '../model/observations.js';
-import { loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
+import { type FaultCatalog, loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
 import { presetStack } from '../policies/presets.js';
 import { recoveryPolicies } from '../policies/registry.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import { readFaultTrace, replayOccurrences } from '../faults/trace-replay.js';
 import { traceFormatIds, traceFormats } from '../workload/formats.js';
+import { MAX_FAULTS_PER_DAY, MAX_JOBS, MAX_NODES, MAX_STEPS, MAX_TIME_S } from '../model/limits.js';
+import { readCheckedJobs } from '../workload/checked-jobs.js';
+import { nativeIssue } from '../workload/formats/native.js';
+import { noJobError } from '../workload/import.js';
 import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, SYNTHETIC_KINDS, type SyntheticSpec } from '../workload/synthetic.js';
 import type { TraceFormat } from '../workload/trace-format.js';
 import { parseDurationS } from './duration.js';
 import { applySet, assignmentPath } from './overrides.js';
-import { firstLine, lineOf, readYamlText } from './yaml-file.js';
+import { firstLine, lineOf, protoKeyPath, readYamlText } from './yaml-file.js';
 import {
   type FaultsDoc,
   type JobDoc,
@@ -59,8 +64,9 @@ const DEFAULT_PS_SPEED = { t0: 0.1, t1: 0.02, t2: 0.002, t3: 0.005 } as const;
 export async function loadScenario(file: string, options: LoadScenarioOptions): Promise<Scenario> {
   const text = readYamlText(file, 'scenario file');
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false });
-  const syntaxError = document.errors[0];
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, logLevel: 'silent' });
+  // A warning (an unknown tag, an unsupported YAML version) is as much a problem as an error.
+  const syntaxError = document.errors[0] ?? document.warnings[0];
   if (syntaxError) {
     const line = lineCounter.linePos(syntaxError.pos[0]).line;
     throw new ConfigError(`${file}:${line}`, firstLine(syntaxError.message));
@@ -71,9 +77,18 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
   } catch (error) {
     throw new ConfigError(file, firstLine(error instanceof Error ? error.message : String(error)));
   }
+  const protoInFile = protoKeyPath(raw);
+  if (protoInFile) {
+    const line = lineOf(document, lineCounter, protoInFile);
+    throw new ConfigError(joinWhere(line === null ? file : `${file}:${line}`, formatYamlPath(protoInFile)), 'the key "__proto__" is not allowed');
+  }
 
   const sets = options.sets ?? [];
-  for (const assignment of sets) raw = applySet(raw, assignment);
+  for (const assignment of sets) {
+    raw = applySet(raw, assignment);
+    const protoSet = protoKeyPath(raw);
+    if (protoSet) throw new ConfigError(`--set ${assignment}`, 'the key "__proto__" is not allowed');
+  }
 
   /** Where a problem at `path` is reported: the `--set` that wrote it, else the file with the line when known. */
   const locate = (path: YamlPath, unknownKey?: string): string => {
@@ -156,14 +171,20 @@ async function resolveFaults(
       throw error;
     }
   };
-  const base = atPath(['catalog'], () =>
-    /\.ya?ml$/.test(faults.catalog) ? loadCatalogFile(resolve(dirname(file), faults.catalog)) : loadCatalog(faults.catalog),
-  );
+  const base = atPath(['catalog'], () => {
+    if (!/\.ya?ml$/.test(faults.catalog)) return loadCatalog(faults.catalog);
+    const catalogFile = resolve(dirname(file), faults.catalog);
+    // A catalog file that is missing or unreadable is reported at the scenario's key; its own problems at its lines.
+    if (!existsSync(catalogFile)) throw new ConfigError(locate([...path, 'catalog']), `${catalogFile}: no such file`);
+    if (!statSync(catalogFile).isFile()) throw new ConfigError(locate([...path, 'catalog']), `${catalogFile}: not a file`);
+    return loadCatalogFile(catalogFile);
+  });
   const catalog = atPath(['overrides'], () => scaledCatalog(base, faults.scale, faults.overrides));
+  checkFaultsPerDay(catalog, cluster, locate);
   let replay: FaultOccurrence[] = [];
   if (faults.trace) {
     const traceFile = resolve(dirname(file), faults.trace.file);
-    const traced = await readFaultTrace(traceFile);
+    const traced = await atPathOfFile(locate([...path, 'trace', 'file']), () => readFaultTrace(traceFile));
     replay = replayOccurrences(traced, cluster, { timeScale: faults.trace.timeScale, startS: faults.trace.start, seed });
   }
   return { catalog, replay, hangTimeoutS: faults.hangTimeout };
@@ -171,6 +192,20 @@ async function resolveFaults(
 
 /** Largest relaunch or other count a scenario's `recoveryTimes` may set. */
 const MAX_RECOVERY_COUNT = 1_000_000;
+
+/** Throws at `faults.scale` when the catalog, scaled, expects more than MAX_FAULTS_PER_DAY faults a day on the cluster. */
+function checkFaultsPerDay(catalog: FaultCatalog, cluster: ClusterSpec, locate: (path: YamlPath) => string): void {
+  let gpus = 0;
+  for (const node of cluster.nodes) gpus += node.gpus;
+  let perDay = 0;
+  for (const type of catalog.types) perDay += type.ratePerGpuDay * gpus + type.ratePerNodeDay * cluster.nodes.length;
+  if (!(perDay <= MAX_FAULTS_PER_DAY)) {
+    throw new ConfigError(
+      locate(['faults', 'scale']),
+      `expects ${perDay.toPrecision(3)} faults per day on this cluster: expected at most ${MAX_FAULTS_PER_DAY} (lower the scale or the rates)`,
+    );
+  }
+}
 
 /**
  * The times and counts the scenario's `recoveryTimes` sets for the recovery policy in use: times as
@@ -231,11 +266,18 @@ async function resolveCluster(
       );
     }
     const skipped = new SkipCounter();
-    const machines = await format.readCluster(resolve(dirname(file), from.file), {
-      limit: Infinity,
-      strict: false,
-      onSkip: (error) => skipped.add(error),
-    });
+    const readCluster = format.readCluster.bind(format);
+    const machines = await atPathOfFile(locate(['cluster', 'from', 'file']), () =>
+      readCluster(resolve(dirname(file), from.file), { limit: Infinity, strict: false, onSkip: (error) => skipped.add(error) }),
+    );
+    if (machines.nodes.length === 0) {
+      const first = skipped.examples[0];
+      const why = first === undefined ? 'the file lists no machine' : `every row was skipped; the first: ${first.message}`;
+      throw new ConfigError(locate(['cluster', 'from', 'file']), `no node read (${format.id}): ${why}`);
+    }
+    if (nodes.length + machines.nodes.length > MAX_NODES) {
+      throw new ConfigError(locate(['cluster', 'from', 'file']), `${nodes.length + machines.nodes.length} nodes in all: expected at most ${MAX_NODES}`);
+    }
     if (skipped.total > 0) warnings.push(`cluster.from ${from.file}: ${skipped.describe()}`);
     const names = new Set(nodes.map((n) => n.name));
     for (const machine of machines.nodes) {
@@ -281,13 +323,26 @@ async function readTraceJobs(
   const files = trace.files.map((f) => resolve(dirname(file), f));
   const skipped = new SkipCounter();
   const jobs: JobSpec[] = [];
-  for await (const job of format.readJobs(files, {
+  const read = readCheckedJobs(format, files, {
     limit: trace.limit ?? Infinity,
     strict: trace.strict,
     onSkip: (error) => skipped.add(error),
-  })) {
-    jobs.push(scaleJob(job, trace.timeScale, trace.loadScale));
-  }
+  });
+  let outOfBounds: ConfigError | null = null;
+  await atPathOfFile(locate(['workload', 'trace', 'files']), async () => {
+    for await (const job of read) {
+      const scaled = scaleJob(job, trace.timeScale, trace.loadScale);
+      const problem = scaledProblem(scaled);
+      if (problem) {
+        const key = trace.timeScale === 1 ? 'loadScale' : 'timeScale';
+        outOfBounds = new ConfigError(locate(['workload', 'trace', key]), `job ${job.id} (${job.source}): ${problem}`);
+        break;
+      }
+      jobs.push(scaled);
+    }
+  });
+  if (outOfBounds) throw outOfBounds;
+  if (jobs.length === 0) throw new ConfigError(locate(['workload', 'trace']), noJobError(files, skipped).message);
   if (skipped.total > 0) warnings.push(`workload.trace: ${skipped.describe()}`);
   return jobs;
 }
@@ -297,6 +352,27 @@ function scaleJob(job: JobSpec, timeScale: number, loadScale: number): JobSpec {
   if (timeScale === 1 && loadScale === 1) return job;
   const submitS = (job.submitS * timeScale) / loadScale;
   return { ...job, submitS, totalSteps: job.totalSteps * timeScale };
+}
+
+/** Why a scaled trace job is out of bounds (its submit time, or its duration or steps), or null. */
+function scaledProblem(job: JobSpec): string | null {
+  if (!(job.submitS <= MAX_TIME_S)) return 'submit time over 100 years after scaling';
+  if (job.speed.kind === 'fixed' && !(job.totalSteps <= MAX_TIME_S)) return 'duration over 100 years after scaling';
+  if (!(job.totalSteps <= MAX_STEPS)) return `over ${MAX_STEPS} steps after scaling`;
+  return null;
+}
+
+/**
+ * Runs `read`, which reads a file a scenario names; a file that cannot be read (missing, a
+ * folder, unreadable) is reported at `where` (the scenario file, line and YAML path) too.
+ */
+async function atPathOfFile<T>(where: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError(where, error.message);
+    throw error;
+  }
 }
 
 function joinWhere(prefix: string, shownPath: string): string {
@@ -344,10 +420,16 @@ function buildJobs(
     });
   });
   const synthetic = doc.workload.synthetic;
+  if (synthetic !== undefined && synthetic.jobs > MAX_JOBS) {
+    throw new ConfigError(locate(['workload', 'synthetic', 'jobs']), `expected a positive integer up to ${MAX_JOBS}`);
+  }
   if (synthetic !== undefined) {
     const spec = toSyntheticSpec(synthetic, synthetic.gpusPerNode ?? largestGpusPerNode);
     const source = `${file}: workload.synthetic`;
     for (const job of generateSyntheticJobs(spec, new RandomStreams(seed), source)) {
+      // Generated jobs are held to the same bounds as traced ones (e.g. arrivals so sparse they land past 100 years).
+      const issue = nativeIssue(job);
+      if (issue) throw new ConfigError(locate(['workload', 'synthetic']), `generated job ${job.id}: ${issue.field}: ${issue.reason}`);
       jobs.push({ job, path: ['workload', 'synthetic'] });
     }
   }

@@ -1,4 +1,4 @@
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { formatYamlPath } from './schema.js';
 
@@ -60,9 +60,13 @@ function describe(value: unknown): string {
 export function applySet(raw: unknown, assignment: string): unknown {
   const where = `--set ${assignment}`;
   const { steps, valueText } = splitAssignment(assignment);
+  // Silent: a YAML warning (an unknown tag) is reported here, on one line, like an error.
+  const document = parseDocument(valueText, { prettyErrors: false, logLevel: 'silent' });
+  const problem = document.errors[0] ?? document.warnings[0];
+  if (problem) throw new ConfigError(where, `the value is not valid YAML: ${problem.message.split('\n')[0]!}`);
   let value: unknown;
   try {
-    value = parseYaml(valueText);
+    value = document.toJS();
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     throw new ConfigError(where, `the value is not valid YAML: ${message}`);

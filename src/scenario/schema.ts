@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_CPU_CORES, MAX_GPUS_PER_NODE, MAX_MEM_GIB, MAX_NODES, MAX_REPLICAS, MAX_STEPS, MAX_TIME_S, MAX_JOBS } from '../model/limits.js';
 import { convergenceStep } from '../model/observations.js';
 import { formatDurationS, parseDurationS } from './duration.js';
 
@@ -17,6 +18,8 @@ export function formatYamlPath(path: YamlPath): string {
 
 /** How a duration may be written, for error messages. */
 export const DURATION_HINT = 'like 90s, 15m, 2h or 1d';
+/** How MAX_TIME_S reads in messages. */
+const TIME_LIMIT_TEXT = 'up to 100 years';
 
 /**
  * Error parameter giving `text` for a bad value and "required" for a missing one; unknown keys
@@ -32,6 +35,25 @@ export function says(text: string): { error: (issue: { code?: string; input?: un
 }
 
 const positiveInt = z.int(says('expected a positive integer')).min(1, says('expected a positive integer'));
+/** A positive integer up to `max` (a count with a bound from model/limits). */
+function countUpTo(max: number) {
+  const text = `expected a positive integer up to ${max}`;
+  return z.int(says(text)).min(1, says(text)).max(max, says(text));
+}
+/** A non-negative integer up to `max`. */
+function wholeUpTo(max: number) {
+  const text = `expected a non-negative integer up to ${max}`;
+  return z.int(says(text)).min(0, says(text)).max(max, says(text));
+}
+/** A positive number up to `max`. */
+function positiveUpTo(max: number) {
+  const text = `expected a positive number up to ${max}`;
+  return z.number(says(text)).positive(says(text)).max(max, says(text));
+}
+const replicasSchema = countUpTo(MAX_REPLICAS);
+const gpusSchema = wholeUpTo(MAX_GPUS_PER_NODE);
+const cpuCoresSchema = positiveUpTo(MAX_CPU_CORES);
+const memGiBSchema = positiveUpTo(MAX_MEM_GIB);
 const nonNegativeInt = z
   .int(says('expected a non-negative integer'))
   .min(0, says('expected a non-negative integer'));
@@ -48,12 +70,12 @@ const gpuTypesSchema = z.array(nameSchema, says('expected a list of GPU type nam
 
 /** A duration in seconds: a number of seconds or a string with a unit; `positive` rejects 0. */
 function duration(positive: boolean) {
-  const expected = positive ? `expected a positive duration ${DURATION_HINT}` : `expected a duration ${DURATION_HINT}`;
+  const expected = `expected a ${positive ? 'positive ' : ''}duration ${DURATION_HINT}, ${TIME_LIMIT_TEXT}`;
   return z
     .custom<number | string>((value) => typeof value === 'number' || typeof value === 'string', says(expected))
     .transform((value, ctx) => {
       const durationS = parseDurationS(value);
-      if (durationS === null || (positive && durationS === 0)) {
+      if (durationS === null || (positive && durationS === 0) || durationS > MAX_TIME_S) {
         ctx.addIssue({ code: 'custom', message: expected, input: value });
         return z.NEVER;
       }
@@ -86,24 +108,24 @@ function checkLossCurve(loss: { b0: number; b1: number; b2: number; target: numb
 
 const roleSchema = z
   .strictObject({
-    replicas: positiveInt.default(1),
-    gpus: nonNegativeInt.default(0),
+    replicas: replicasSchema.default(1),
+    gpus: gpusSchema.default(0),
     gpuMilli: gpuMilliSchema.default(1000),
-    cpuCores: positiveNumber.default(1),
-    memGiB: positiveNumber.default(4),
-    memUseGiB: positiveNumber.optional(),
+    cpuCores: cpuCoresSchema.default(1),
+    memGiB: memGiBSchema.default(4),
+    memUseGiB: memGiBSchema.optional(),
   })
   .superRefine(checkGpuShare);
 
 const nodeGroupSchema = z
   .strictObject({
     group: nameSchema.optional(),
-    count: positiveInt.default(1),
-    gpus: nonNegativeInt.default(0),
+    count: countUpTo(MAX_NODES).default(1),
+    gpus: gpusSchema.default(0),
     gpuType: nameSchema.nullable().optional(),
-    cpuCores: positiveNumber,
-    memGiB: positiveNumber,
-    nodesPerRack: positiveInt.default(32),
+    cpuCores: cpuCoresSchema,
+    memGiB: memGiBSchema,
+    nodesPerRack: countUpTo(MAX_NODES).default(32),
   })
   .superRefine((group, ctx) => {
     const hasGpuType = group.gpuType !== undefined && group.gpuType !== null;
@@ -134,14 +156,14 @@ const jobSchema = z
     submit: durationS.default(0),
     user: z.string(says('expected a string')).default(''),
     gpuTypes: gpuTypesSchema.default([]),
-    replicas: positiveInt.default(1),
-    gpus: nonNegativeInt.default(0),
+    replicas: replicasSchema.default(1),
+    gpus: gpusSchema.default(0),
     gpuMilli: gpuMilliSchema.default(1000),
-    cpuCores: positiveNumber.default(1),
-    memGiB: positiveNumber.default(4),
-    memUseGiB: positiveNumber.optional(),
+    cpuCores: cpuCoresSchema.default(1),
+    memGiB: memGiBSchema.default(4),
+    memUseGiB: memGiBSchema.optional(),
     duration: positiveDurationS.optional(),
-    steps: positiveNumber.optional(),
+    steps: positiveUpTo(MAX_STEPS).optional(),
     startup: durationS.default(0),
     stepTime: positiveDurationS.optional(),
     commFraction: z
@@ -162,7 +184,7 @@ const jobSchema = z
       .optional(),
     elastic: z
       .strictObject(
-        { min: positiveInt, max: positiveInt, unit: positiveInt.default(1) },
+        { min: replicasSchema, max: replicasSchema, unit: replicasSchema.default(1) },
         says('expected a mapping {min, max, unit}'),
       )
       .optional(),
@@ -301,7 +323,7 @@ const traceSchema = z.strictObject(
     files: z.union([nameSchema, z.array(nameSchema).min(1)], says('expected a file name or a list of them')).transform((files) =>
       typeof files === 'string' ? [files] : files,
     ),
-    limit: positiveInt.optional(),
+    limit: countUpTo(MAX_JOBS).optional(),
     timeScale: positiveNumber.default(1),
     loadScale: positiveNumber.default(1),
     strict: z.boolean(says('expected true or false')).default(false),
@@ -360,6 +382,10 @@ function checkAgainstCluster(
   ctx: z.RefinementCtx,
 ): void {
   const nodes = scenario.cluster.nodes ?? [];
+  const totalNodes = nodes.reduce((sum, node) => sum + node.count, 0);
+  if (totalNodes > MAX_NODES) {
+    ctx.addIssue({ code: 'custom', path: ['cluster', 'nodes'], message: `${totalNodes} nodes in all: expected at most ${MAX_NODES}` });
+  }
   const names = new Map<string, number>();
   nodes.forEach((node, index) => {
     const name = node.group ?? `group${index}`;

@@ -54,3 +54,20 @@ export function lineOf(document: Document, lineCounter: LineCounter, path: YamlP
   }
   return offset === null ? null : lineCounter.linePos(offset).line;
 }
+
+/** The path of the first `__proto__` key in a parsed YAML value, or null: such a key could reach an object's prototype. */
+export function protoKeyPath(value: unknown, path: readonly (string | number)[] = []): (string | number)[] | null {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = protoKeyPath(value[i], [...path, i]);
+      if (found) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const key of Object.keys(value)) {
+      if (key === '__proto__') return [...path, key];
+      const found = protoKeyPath((value as Record<string, unknown>)[key], [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}

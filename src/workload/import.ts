@@ -1,7 +1,9 @@
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, renameSync } from 'node:fs';
+import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { SimError, TraceError } from '../errors.js';
+import { ConfigError, SimError, TraceError } from '../errors.js';
+import { releaseTemporary, trackTemporary } from '../io/temporaries.js';
+import { readCheckedJobs } from './checked-jobs.js';
 import { nativeLine } from './formats/native.js';
 import { SkipCounter } from './skip-counter.js';
 import type { TraceFormat } from './trace-format.js';
@@ -26,9 +28,11 @@ export class ImportStoppedError extends SimError {
 }
 
 /**
- * Streams the jobs of `files` in `format` into a native JSON Lines file. The output is written
- * to a temporary name and renamed at the end, also when a strict import stops at a bad row, so
- * nothing imported is lost and a half-written file never carries the final name.
+ * Streams the jobs of `files` in `format` into a native JSON Lines file, each checked as the native
+ * reader checks it (ids unique). The output is written to a temporary name and renamed at the end,
+ * also when a strict import stops at a bad row, so nothing imported is lost and a half-written file
+ * never carries the final name. Any other failure, and an import that yields no job (an error
+ * naming the first skipped row), removes the temporary file and leaves the target untouched.
  */
 export async function importTrace(
   format: TraceFormat,
@@ -38,25 +42,44 @@ export async function importTrace(
 ): Promise<ImportReport> {
   mkdirSync(dirname(outFile), { recursive: true });
   const temporary = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
+  trackTemporary(temporary);
   const out = createWriteStream(temporary);
   const skipped = new SkipCounter();
   let jobs = 0;
   let stop: TraceError | null = null;
   try {
-    for await (const job of format.readJobs(files, { ...options, onSkip: (e) => skipped.add(e) })) {
-      if (!out.write(`${nativeLine(job)}\n`)) await once(out, 'drain');
-      jobs++;
+    try {
+      const read = readCheckedJobs(format, files, { ...options, uniqueIds: true, onSkip: (e) => skipped.add(e) });
+      for await (const job of read) {
+        if (!out.write(`${nativeLine(job)}\n`)) await once(out, 'drain');
+        jobs++;
+      }
+    } catch (error) {
+      // Only a strict import stops at a bad row and keeps what came before; anything else fails the import.
+      if (!(error instanceof TraceError && options.strict)) throw error;
+      stop = error;
     }
+    if (jobs === 0) throw noJobError(files, skipped, stop);
+    out.end();
+    await once(out, 'finish');
+    renameSync(temporary, outFile);
   } catch (error) {
-    if (!(error instanceof TraceError)) {
-      out.destroy();
-      throw error;
-    }
-    stop = error;
+    out.destroy();
+    rmSync(temporary, { force: true });
+    throw error;
+  } finally {
+    releaseTemporary(temporary);
   }
-  out.end();
-  await once(out, 'finish');
-  renameSync(temporary, outFile);
   if (stop) throw new ImportStoppedError(stop, jobs, outFile);
   return { jobs, skipped, outFile };
+}
+
+/** The error of a read that gave no job: its first bad row, or an empty input. */
+export function noJobError(files: readonly string[], skipped: SkipCounter, stop: TraceError | null = null): SimError {
+  const first = stop ?? skipped.examples[0];
+  if (first !== undefined) {
+    const rows = skipped.total + (stop ? 1 : 0);
+    return new ConfigError('', `no job read; the first of ${rows} bad row${rows === 1 ? '' : 's'}: ${first.message}`);
+  }
+  return new ConfigError(files.join(', '), 'no job read: no rows');
 }

@@ -4,6 +4,7 @@ import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
 import { ConfigError, TraceError } from '../errors.js';
 import type { JobSpec, ReplicaDemand } from '../model/job-spec.js';
+import { MAX_CPU_CORES, MAX_GPUS_PER_NODE, MAX_MEM_GIB } from '../model/limits.js';
 import { writeFileAtomic } from '../report/atomic-write.js';
 import { convertRow, csvRows, fileError, type CsvRow } from './csv-rows.js';
 import type { TraceReadOptions } from './trace-format.js';
@@ -124,6 +125,25 @@ export function checkHeader(file: string, header: readonly string[], required: r
  */
 export function checkRowComplete(row: CsvRow, header: readonly string[]): void {
   for (const column of header) row.text(column);
+}
+
+/**
+ * Throws "over N" at the column of a machine's GPUs, CPU (milli-cores) or memory (MiB) beyond the
+ * bounds of src/model/limits.ts, the same as a scenario's node groups. `columns` names each field's cell.
+ */
+export function checkNodeSize(
+  row: CsvRow,
+  node: { readonly gpus: number; readonly cpuMilli: number; readonly memMiB: number },
+  columns: { readonly gpus: string; readonly cpuMilli: string; readonly memMiB: string },
+): void {
+  const bounds = [
+    ['gpus', MAX_GPUS_PER_NODE],
+    ['cpuMilli', MAX_CPU_CORES * 1000],
+    ['memMiB', MAX_MEM_GIB * 1024],
+  ] as const;
+  for (const [field, max] of bounds) {
+    if (node[field] > max) throw row.error(columns[field], `over ${max}`, row.text(columns[field]));
+  }
 }
 
 /** What a batch job read from a trace is made of. */

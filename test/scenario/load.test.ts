@@ -102,13 +102,13 @@ describe('loadScenario: validation messages', () => {
   it('reports a bad value at the line of its key', async () => {
     const text = CLUSTER.replace('gpus: 8', 'gpus: -1') + 'workload:\n  jobs:\n    - duration: 1h\n';
     const { error, file } = await loadError(text);
-    expect(error.message).toBe(`${file}:5: cluster.nodes[0].gpus: expected a non-negative integer`);
+    expect(error.message).toBe(`${file}:5: cluster.nodes[0].gpus: expected a non-negative integer up to 128`);
   });
 
   it('says "expected a positive integer" for a count of 0 or 1.5', async () => {
     for (const count of ['0', '1.5', 'two']) {
       const { error, file } = await loadError(withJobs(`    - duration: 1h\n      replicas: ${count}\n`));
-      expect(error.message).toBe(`${file}:12: workload.jobs[0].replicas: expected a positive integer`);
+      expect(error.message).toBe(`${file}:12: workload.jobs[0].replicas: expected a positive integer up to 100000`);
     }
   });
 
@@ -119,7 +119,7 @@ describe('loadScenario: validation messages', () => {
 
   it('explains a malformed duration', async () => {
     const { error, file } = await loadError(withJobs('    - duration: 1h\n      submit: 5x\n'));
-    expect(error.message).toBe(`${file}:12: workload.jobs[0].submit: expected a duration like 90s, 15m, 2h or 1d`);
+    expect(error.message).toBe(`${file}:12: workload.jobs[0].submit: expected a duration like 90s, 15m, 2h or 1d, up to 100 years`);
   });
 
   it('lists the allowed kinds', async () => {
@@ -259,7 +259,7 @@ describe('loadScenario: policy, seed and --set', () => {
 
   it('blames the --set that wrote a bad value', async () => {
     const { error } = await loadError(withJobs('    - duration: 1h\n'), { sets: ['cluster.nodes[0].count=0'] });
-    expect(error.message).toBe('--set cluster.nodes[0].count=0: cluster.nodes[0].count: expected a positive integer');
+    expect(error.message).toBe('--set cluster.nodes[0].count=0: cluster.nodes[0].count: expected a positive integer up to 100000');
     const policy = await loadError(withJobs('    - duration: 1h\n'), { sets: ['policy=nope'] });
     expect(policy.error.message).toBe('--set policy=nope: policy: unknown policy "nope"; known policies: fifo, sjf');
     const key = await loadError(withJobs('    - duration: 1h\n'), { sets: ['cluster.nodes[0].gpu=1'] });

@@ -35,6 +35,7 @@ import { GPU_MILLI } from '../../model/cluster-spec.js';
 import type { JobSpec } from '../../model/job-spec.js';
 import { convertRow, csvRows, fileError, type CsvRow } from '../csv-rows.js';
 import type { TraceFormat, TraceReadOptions } from '../trace-format.js';
+import { checkNodeSize } from '../trace-rows.js';
 
 /** GPU models a pod may ask for or a node may carry: the trace's own list, plus V100, A100 and H100. */
 export const OPENB_GPU_MODELS: ReadonlySet<string> = new Set(['P100', 'T4', 'V100M16', 'V100M32', 'A10', 'G2', 'G3', 'V100', 'A100', 'H100']);
@@ -217,6 +218,7 @@ function nodeOfRow(row: CsvRow, header: readonly string[], index: number): NodeS
   const model = header.includes('model') ? row.text('model') : '';
   if (model !== '' && !OPENB_GPU_MODELS.has(model)) throw row.error('model', 'unknown GPU type', model);
   if (gpus > 0 && model === '') throw row.error('model', 'empty');
+  checkNodeSize(row, { gpus, cpuMilli, memMiB }, { gpus: 'gpu', cpuMilli: 'cpu_milli', memMiB: 'memory_mib' });
   return {
     name,
     group: model === '' ? 'cpu' : model,

@@ -20,11 +20,15 @@
  *   an end_time ends at its tasks' latest end_time; a Running or Waiting job without one had not
  *   ended when the trace was cut and is skipped ("end_time: no end time"), as is any job with no end
  *   at all. End before launch is "end_time: end before start"; a zero run time becomes 1 s.
- * - Roles: one RoleSpec per task, in task-file order. Task `ps` → ps, `chief` → chief, anything else
- *   (`worker`, `PyTorchWorker`, `tensorflow`, `TVMTuneMain`, `evaluator`, …) → worker: an evaluator
- *   holds its resources like a worker and the simulator has no evaluator role. A job with no worker
- *   task uses its chief as the worker (TensorFlow's chief is worker 0); with neither it is skipped
- *   ("job_name: no worker task"). replicas = inst_num.
+ * - Roles: one RoleSpec per role, in task-file order of first appearance; replicas = inst_num. The
+ *   training tasks (`worker`, `tensorflow`, `PyTorchWorker`, `xComputeWorker`, `OpenmpiWorker`,
+ *   `DecoderWorker`, `JupyterTask`, `TVMTuneMain`) → worker; `ps` → ps; auxiliary tasks that hold
+ *   their resources for the job's life at a fixed count (`chief`, `evaluator`, `TensorboardTask`,
+ *   `OpenmpiTracker`) → chief, which every policy keeps at its count and never scales. Any other
+ *   name is a bad task row ("task_name: unknown task"). Tasks of one role with the same demand add
+ *   their replicas; with different demands the job is skipped ("job_name: unlike tasks in one
+ *   role"). A job with no worker task uses its chief as the worker (TensorFlow's chief is worker 0);
+ *   with neither it is skipped ("job_name: no worker task").
  * - Kind: every job is `batch` with fixed speed, so the simulator replays the measured run time. The
  *   PS structure is kept as roles (placement sees the ps and worker replicas), but the speed follows
  *   the trace, not a PS speed model: the trace gives no step counts to fit one.
@@ -56,6 +60,7 @@ import { GPU_MILLI } from '../../model/cluster-spec.js';
 import type { JobSpec, ReplicaDemand, Role, RoleSpec } from '../../model/job-spec.js';
 import { convertRow, csvRows, fileError, type CsvRow } from '../csv-rows.js';
 import type { TraceFormat, TraceReadOptions } from '../trace-format.js';
+import { checkNodeSize } from '../trace-rows.js';
 
 /** Column order of the headerless `pai_job_table.csv`. */
 export const PAI_JOB_COLUMNS = ['job_name', 'inst_id', 'user', 'status', 'start_time', 'end_time'] as const;
@@ -197,16 +202,33 @@ function amountOrZero(row: CsvRow, column: string): number {
   return row.text(column) === '' ? 0 : row.nonNegative(column);
 }
 
-/** The role a task plays, by its name (see the header comment). */
-function roleOfTask(taskName: string): Role {
-  switch (taskName) {
-    case 'ps':
-      return 'ps';
-    case 'chief':
-      return 'chief';
-    default:
-      return 'worker';
-  }
+/**
+ * Task names of the trace's task table, by the role they play (see the header comment). The names
+ * are those the published task table holds (worker, ps, chief, evaluator, tensorflow, PyTorchWorker,
+ * xComputeWorker, TensorboardTask, DecoderWorker, JupyterTask, TVMTuneMain, OpenmpiTracker,
+ * OpenmpiWorker, ReduceTask, …); a name not listed here is a bad task row ("unknown task").
+ */
+const ROLE_OF_TASK: ReadonlyMap<string, Role> = new Map<string, Role>([
+  // The job's training (or only) processes.
+  ['worker', 'worker'],
+  ['tensorflow', 'worker'],
+  ['PyTorchWorker', 'worker'],
+  ['xComputeWorker', 'worker'],
+  ['OpenmpiWorker', 'worker'],
+  ['DecoderWorker', 'worker'],
+  ['JupyterTask', 'worker'],
+  ['TVMTuneMain', 'worker'],
+  ['ps', 'ps'],
+  // Auxiliary tasks that hold their resources for the job's life at a fixed count: the chief role.
+  ['chief', 'chief'],
+  ['evaluator', 'chief'],
+  ['TensorboardTask', 'chief'],
+  ['OpenmpiTracker', 'chief'],
+]);
+
+/** The role a task plays, by its name; null for a name the trace is not known to use. */
+function roleOfTask(taskName: string): Role | null {
+  return ROLE_OF_TASK.get(taskName) ?? null;
 }
 
 /** GPUs and share per replica from plan_gpu in percent of a GPU (see the header comment). */
@@ -249,6 +271,8 @@ function taskOfRow(row: CsvRow, interner: TaskInterner): { jobName: string; task
   requireCells(row, PAI_TASK_COLUMNS);
   const jobName = nonEmptyText(row, 'job_name');
   const name = interner.name(nonEmptyText(row, 'task_name'));
+  const role = roleOfTask(name);
+  if (role === null) throw row.error('task_name', 'unknown task', name);
   const replicas = row.number('inst_num');
   if (!Number.isInteger(replicas) || replicas < 1) throw row.error('inst_num', 'not a positive whole number', row.text('inst_num'));
   const startS = optionalTimeS(row, 'start_time');
@@ -263,7 +287,7 @@ function taskOfRow(row: CsvRow, interner: TaskInterner): { jobName: string; task
   const gpuType = PAI_GPU_MODELS.has(gpuTypeText) ? interner.name(gpuTypeText) : null;
   return {
     jobName,
-    task: { name, role: roleOfTask(name), replicas, demand: interner.demand(gpus, gpuMilli, cpuMilli, memMiB), gpuType, startS, endS, instances: 0 },
+    task: { name, role, replicas, demand: interner.demand(gpus, gpuMilli, cpuMilli, memMiB), gpuType, startS, endS, instances: 0 },
   };
 }
 
@@ -354,11 +378,16 @@ function jobOfRow(row: CsvRow, byJob: ReadonlyMap<string, PaiJobTasks>, withInst
 
   const hasWorker = tasks.some((task) => task.role === 'worker');
   if (!hasWorker && !tasks.some((task) => task.role === 'chief')) throw row.error('job_name', 'no worker task', id);
-  const roles: RoleSpec[] = tasks.map((task) => ({
-    role: !hasWorker && task.role === 'chief' ? 'worker' : task.role,
-    replicas: task.replicas,
-    demand: task.demand,
-  }));
+  // One role per kind: tasks of a role with the same demand add up; with different demands the job has no one shape.
+  const roles: RoleSpec[] = [];
+  for (const task of tasks) {
+    const role = !hasWorker && task.role === 'chief' ? 'worker' : task.role;
+    const index = roles.findIndex((r) => r.role === role);
+    const same = roles[index];
+    if (same === undefined) roles.push({ role, replicas: task.replicas, demand: task.demand });
+    else if (same.demand === task.demand) roles[index] = { ...same, replicas: same.replicas + task.replicas };
+    else throw row.error('job_name', 'unlike tasks in one role', id);
+  }
 
   const gpuTasks = tasks.filter((task) => task.demand.gpus > 0);
   const gpuTypes = gpuTasks.some((task) => task.gpuType === null)
@@ -437,13 +466,15 @@ function machineOfRow(row: CsvRow, index: number): NodeSpec {
   const capGpus = row.nonNegative('cap_gpu');
   if (!Number.isInteger(capGpus)) throw row.error('cap_gpu', 'not a whole number', row.text('cap_gpu'));
   const gpus = gpuType === 'CPU' ? 0 : capGpus;
+  const size = { gpus, cpuMilli: Math.round(cpuCores * 1000), memMiB: Math.round(memGB * 1024) };
+  checkNodeSize(row, size, { gpus: 'cap_gpu', cpuMilli: 'cap_cpu', memMiB: 'cap_mem' });
   return {
     name,
     group: gpuType,
     gpuType: gpus === 0 ? null : gpuType,
     gpus,
-    cpuMilli: Math.round(cpuCores * 1000),
-    memMiB: Math.round(memGB * 1024),
+    cpuMilli: size.cpuMilli,
+    memMiB: size.memMiB,
     rack: `rack-${Math.floor(index / MACHINES_PER_RACK)}`,
   };
 }
@@ -466,15 +497,13 @@ async function readMachineSpec(file: string, options: TraceReadOptions): Promise
   return { nodes };
 }
 
-/** Task names writeJobs gives a job's roles: ps, chief, then worker, worker-2, … (all read back as their role). */
+/** Task names writeJobs gives a job's roles: their role names (ps, chief, worker; each read back as itself). */
 function taskNamesOf(job: JobSpec): string[] {
-  let workers = 0;
   const used = new Set<string>();
   return job.roles.map((role) => {
-    const name = role.role === 'worker' ? (++workers === 1 ? 'worker' : `worker-${workers}`) : role.role;
-    if (used.has(name)) throw new ConfigError(job.source, `PAI tasks cannot express two ${role.role} roles in one job`);
-    used.add(name);
-    return name;
+    if (used.has(role.role)) throw new ConfigError(job.source, `PAI tasks cannot express two ${role.role} roles in one job`);
+    used.add(role.role);
+    return role.role;
   });
 }
 

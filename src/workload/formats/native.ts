@@ -3,41 +3,52 @@ import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { TraceError } from '../../errors.js';
 import type { JobSpec, SpeedSpec } from '../../model/job-spec.js';
+import { MAX_CPU_CORES, MAX_GPUS_PER_NODE, MAX_MEM_GIB, MAX_REPLICAS, MAX_STEPS, MAX_TIME_S } from '../../model/limits.js';
 import { fileError } from '../csv-rows.js';
 import type { TraceFormat, TraceReadOptions } from '../trace-format.js';
 
 const nonNegative = z.number({ error: 'not a number' }).nonnegative({ error: 'negative' });
 const positive = z.number({ error: 'not a number' }).positive({ error: 'not positive' });
+/** A time or duration in seconds: at most 100 years (MAX_TIME_S). */
+const timeS = (base: z.ZodNumber) => base.max(MAX_TIME_S, { error: 'over 100 years' });
+/** A whole count from `min` to `max`. */
+const count = (min: number, max: number) =>
+  z
+    .number({ error: 'not a number' })
+    .int({ error: 'not a whole number' })
+    .min(min, { error: min > 0 ? 'not positive' : 'negative' })
+    .max(max, { error: `over ${max}` });
 
 const roleSchema = z.strictObject({
   role: z.enum(['worker', 'ps', 'chief']),
-  replicas: z.number().int().positive(),
-  gpus: z.number().int().nonnegative(),
+  replicas: count(1, MAX_REPLICAS),
+  gpus: count(0, MAX_GPUS_PER_NODE),
   gpuMilli: z.number().int().min(1).max(1000).default(1000),
-  cpuMilli: nonNegative,
-  memMiB: nonNegative,
+  cpuMilli: nonNegative.max(MAX_CPU_CORES * 1000, { error: `over ${MAX_CPU_CORES * 1000}` }),
+  memMiB: nonNegative.max(MAX_MEM_GIB * 1024, { error: `over ${MAX_MEM_GIB * 1024}` }),
 });
 
 const speedSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('fixed') }),
-  z.strictObject({ kind: z.literal('allreduce'), computeS: nonNegative, commS: nonNegative }),
-  z.strictObject({ kind: z.literal('ps-async'), t0: positive, t1: nonNegative, t2: nonNegative, t3: nonNegative }),
+  z.strictObject({ kind: z.literal('allreduce'), computeS: timeS(nonNegative), commS: timeS(nonNegative) }),
+  z.strictObject({ kind: z.literal('ps-async'), t0: timeS(positive), t1: timeS(nonNegative), t2: timeS(nonNegative), t3: timeS(nonNegative) }),
 ]);
 
 /** One line of a native trace (JSON Lines); see traces/README.md. */
 const nativeJobSchema = z
   .strictObject({
-    id: z.string().min(1),
-    submitS: nonNegative,
+    // A numeric id (as some exports write) is the same id as text.
+    id: z.union([z.string().min(1), z.number().finite()], { error: 'expected a non-empty string' }).transform(String),
+    submitS: timeS(nonNegative),
     kind: z.enum(['batch', 'allreduce', 'ps']).default('batch'),
     user: z.string().default(''),
     gpuTypes: z.array(z.string()).default([]),
     roles: z.array(roleSchema).min(1),
-    durationS: positive.optional(),
-    totalSteps: positive.optional(),
+    durationS: timeS(positive).optional(),
+    totalSteps: positive.max(MAX_STEPS, { error: `over ${MAX_STEPS}` }).optional(),
     speed: speedSchema.optional(),
     elastic: z
-      .strictObject({ minReplicas: z.number().int().positive(), maxReplicas: z.number().int().positive(), unit: z.number().int().positive() })
+      .strictObject({ minReplicas: count(1, MAX_REPLICAS), maxReplicas: count(1, MAX_REPLICAS), unit: count(1, MAX_REPLICAS) })
       .nullable()
       .default(null),
     status: z.string().optional(),
@@ -53,14 +64,34 @@ const nativeJobSchema = z
     message: 'totalSteps needs a speed model',
     path: ['speed'],
   })
-  .refine((job) => job.roles.some((r) => r.role === 'worker'), { message: 'a job needs a worker role', path: ['roles'] });
+  .refine((job) => job.roles.some((r) => r.role === 'worker'), { message: 'a job needs a worker role', path: ['roles'] })
+  .refine((job) => new Set(job.roles.map((r) => r.role)).size === job.roles.length, {
+    message: 'a role is given twice',
+    path: ['roles'],
+  });
 
 /** A native trace line as written: a JobSpec with its demand flattened per role. */
 type NativeJobRecord = z.input<typeof nativeJobSchema>;
 
 /** The JSON Lines text of one job (no trailing newline). Fixed-speed jobs are written with `durationS`. */
 export function nativeLine(job: JobSpec): string {
-  const record: NativeJobRecord = {
+  return JSON.stringify(nativeRecord(job));
+}
+
+/**
+ * What the native reader would reject in this job (the field and reason of its first problem), or
+ * null when a native trace may hold it: importers check every job with it before writing.
+ */
+export function nativeIssue(job: JobSpec): { readonly field: string; readonly reason: string } | null {
+  const parsed = nativeJobSchema.safeParse(nativeRecord(job));
+  if (parsed.success) return null;
+  const issue = parsed.error.issues[0]!;
+  return { field: issue.path.join('.') || 'record', reason: issue.message };
+}
+
+/** A job as the record of its native line. */
+function nativeRecord(job: JobSpec): NativeJobRecord {
+  return {
     id: job.id,
     submitS: job.submitS,
     kind: job.kind,
@@ -74,7 +105,6 @@ export function nativeLine(job: JobSpec): string {
     source: job.source,
     ...(job.loss === undefined ? {} : { loss: { ...job.loss } }),
   };
-  return JSON.stringify(record);
 }
 
 /** Parses one native line into a JobSpec; throws TraceError naming the file, line and field. */

@@ -137,8 +137,8 @@ const PAI_TEMPLATES: readonly PaiTemplate[] = [
   {
     roles: [
       { role: 'worker', replicas: 2, demand: paiDemand(800, 32, 2) },
-      // The second worker role stands for an evaluator task (read back as a worker).
-      { role: 'worker', replicas: 1, demand: paiDemand(200, 8, 1, 250) },
+      // An evaluator task: an auxiliary role, read back as the chief.
+      { role: 'chief', replicas: 1, demand: paiDemand(200, 8, 1, 250) },
     ],
     gpuTypes: ['P100'],
   },

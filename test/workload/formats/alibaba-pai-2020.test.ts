@@ -105,11 +105,11 @@ describe('alibaba-pai-2020 jobs', () => {
     ]);
     expect(single).toMatchObject({ submitS: 0, totalSteps: 1190, gpuTypes: [], traceStatus: 'Failed' });
     expect(single.roles).toEqual([{ role: 'worker', replicas: 1, demand: { gpus: 1, gpuMilli: 250, cpuMilli: 6000, memMiB: 8192 } }]);
-    // 200% is 2 whole GPUs; 250% is rounded up to 3; the evaluator is a worker; the models are unioned.
+    // 200% is 2 whole GPUs; 250% is rounded up to 3; the evaluator is an auxiliary (chief) role; the models are unioned.
     expect(multi).toMatchObject({ submitS: 200, totalSteps: 3900, gpuTypes: ['V100', 'V100M32'] });
     expect(multi.roles.map((r) => [r.role, r.replicas, r.demand.gpus, r.demand.gpuMilli])).toEqual([
       ['worker', 2, 2, 1000],
-      ['worker', 1, 3, 1000],
+      ['chief', 1, 3, 1000],
     ]);
     // A chief with no worker task trains as the worker; an empty gpu_type is any model.
     expect(chief.roles.map((r) => r.role)).toEqual(['worker']);
@@ -117,6 +117,44 @@ describe('alibaba-pai-2020 jobs', () => {
     // No job end_time: the tasks' latest end; empty plans are 0; an empty user is "".
     expect(cpu).toMatchObject({ user: '', totalSteps: 20, submitS: 700 });
     expect(cpu.roles).toEqual([{ role: 'worker', replicas: 3, demand: { gpus: 0, gpuMilli: 1000, cpuMilli: 0, memMiB: 0 } }]);
+  });
+
+  it('maps each task name to one role: worker-like names, auxiliary ones as chief, unknown ones skipped', async () => {
+    const files = await tables(
+      [
+        'job-eval,i1,u,Terminated,100.0,200.0',
+        'job-aux,i2,u,Terminated,100.0,200.0',
+        'job-unlike,i3,u,Terminated,100.0,200.0',
+        'job-odd,i4,u,Terminated,100.0,200.0',
+        'job-x,i5,u,Terminated,100.0,200.0',
+      ],
+      [
+        'job-eval,worker,4,Terminated,100.0,200.0,600.0,8.0,100.0,V100',
+        'job-eval,evaluator,1,Terminated,100.0,200.0,600.0,8.0,100.0,V100',
+        'job-aux,chief,1,Terminated,100.0,200.0,400.0,8.0,,CPU',
+        'job-aux,TensorboardTask,1,Terminated,100.0,200.0,400.0,8.0,,CPU',
+        'job-aux,xComputeWorker,2,Terminated,100.0,200.0,600.0,8.0,100.0,T4',
+        'job-unlike,worker,2,Terminated,100.0,200.0,600.0,8.0,100.0,T4',
+        'job-unlike,tensorflow,1,Terminated,100.0,200.0,600.0,8.0,50.0,T4',
+        'job-odd,MapTask,1,Terminated,100.0,200.0,600.0,8.0,100.0,T4',
+        'job-x,PyTorchWorker,3,Terminated,100.0,200.0,600.0,8.0,100.0,T4',
+      ],
+    );
+    const { jobs, skipped } = await readAll(files);
+    const [jobFile, taskFile] = files as [string, string];
+    expect(skipped.map(described)).toEqual([
+      { file: taskFile, line: 8, key: 'task_name: unknown task' },
+      { file: jobFile, line: 3, key: 'job_name: unlike tasks in one role' },
+      { file: jobFile, line: 4, key: 'job_name: bad task' },
+    ]);
+    const byId = new Map(jobs.map((j) => [j.id, j.roles.map((r) => [r.role, r.replicas])]));
+    expect(Object.fromEntries(byId)).toEqual({
+      'job-eval': [['worker', 4], ['chief', 1]],
+      // Two auxiliary tasks of the same shape make one chief role of two replicas.
+      'job-aux': [['chief', 2], ['worker', 2]],
+      'job-x': [['worker', 3]],
+    });
+    for (const job of jobs) expect(new Set(job.roles.map((r) => r.role)).size).toBe(job.roles.length);
   });
 
   it('counts instances beyond inst_num as retries', async () => {

@@ -1,0 +1,40 @@
+/** Parsing of option values the way users type them, with one-line errors naming the option. */
+import { ConfigError } from '../errors.js';
+
+/** Options that take no value but `--name` or `--name=true|false`. */
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['strict', 'json', 'check-invariants', 'help', 'version']);
+
+/**
+ * Throws a ConfigError for `--flag=value` on a boolean flag when the value is not true or false
+ * (the parser would quietly read `--strict=maybe` as false).
+ */
+export function checkBooleanFlags(argv: readonly string[]): void {
+  for (const arg of argv) {
+    if (arg === '--') return;
+    const match = /^--([^=]+)=(.*)$/s.exec(arg);
+    if (match && BOOLEAN_FLAGS.has(match[1]!) && match[2] !== 'true' && match[2] !== 'false') {
+      throw new ConfigError(`--${match[1]}`, `expected true or false, got ${JSON.stringify(match[2])}`);
+    }
+  }
+}
+
+/**
+ * A yargs `coerce` for a whole-number option given as text: digits only, at least `min`;
+ * anything else (text, a fraction, a repeated option) is a ConfigError quoting what was given.
+ */
+export function wholeNumberOption(option: string, min: number): (value: unknown) => number {
+  const expected = min === 0 ? 'a non-negative integer' : min === 1 ? 'a positive integer' : `an integer ≥ ${min}`;
+  return (value: unknown): number => {
+    const text = typeof value === 'number' ? String(value) : value;
+    if (typeof text !== 'string' || !/^\d+$/.test(text.trim()) || !Number.isSafeInteger(Number(text)) || Number(text) < min) {
+      const shown = Array.isArray(value) ? `${value.length} values (give it once)` : JSON.stringify(value);
+      throw new ConfigError(option, `expected ${expected}, got ${shown}`);
+    }
+    return Number(text);
+  };
+}
+
+/** The values of a repeatable string option as a list (absent: empty). */
+export function listOption(value: string | readonly string[] | undefined): string[] {
+  return value === undefined ? [] : typeof value === 'string' ? [value] : [...value];
+}
