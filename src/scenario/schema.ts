@@ -269,7 +269,7 @@ const syntheticSchema = z
       )
       .optional(),
     gpus: z.record(z.string(), positiveNumber, says('expected a mapping of GPU count to weight, e.g. {1: 0.5, 8: 0.5}')).optional(),
-    gpusPerNode: positiveInt.optional(),
+    gpusPerNode: countUpTo(MAX_GPUS_PER_NODE).optional(),
     cpuCoresPerGpu: positiveNumber.default(4),
     memGiBPerGpu: positiveNumber.default(32),
     kind: z.enum(['batch', 'allreduce'], says('expected one of batch, allreduce')).optional(),
@@ -278,7 +278,7 @@ const syntheticSchema = z
       .optional(),
     gpuTypes: gpuTypesSchema.default([]),
     user: z.string(says('expected a string')).default('synthetic'),
-    users: positiveInt.optional(),
+    users: countUpTo(MAX_JOBS).optional(),
   })
   .superRefine((synthetic, ctx) => {
     if (synthetic.arrivalsPerHour === undefined && synthetic.meanInterarrival === undefined) {

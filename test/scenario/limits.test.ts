@@ -35,6 +35,12 @@ const CLUSTER = 'cluster:\n  nodes:\n    - { count: 2, gpus: 8, gpuType: A100, c
 const job = (fields: string): string => `${CLUSTER}workload:\n  jobs:\n    - { id: a, ${fields} }\n`;
 
 describe('scenario bounds', () => {
+  it('rejects a synthetic user count or GPUs per node beyond their bounds before generating anything', async () => {
+    const synthetic = `${CLUSTER}workload:\n  synthetic: {jobs: 10, arrivalsPerHour: 10, duration: {median: 1h}, gpus: {1: 1}}\n`;
+    expect(await loadError(synthetic, ['workload.synthetic.users=1e9'])).toMatch(/workload\.synthetic\.users: .*up to 10000000/);
+    expect(await loadError(synthetic, ['workload.synthetic.gpusPerNode=1e9'])).toMatch(/workload\.synthetic\.gpusPerNode: .*up to 128/);
+  });
+
   it('rejects a submit time that would overflow the clock (1e308 s)', async () => {
     expect(await loadError(job('gpus: 1, duration: 1h, submit: 1e308'))).toMatch(/:6: workload\.jobs\[0\]\.submit: .*100 years/);
   });
