@@ -366,8 +366,11 @@ export class FaultHandler {
     const nowS = this.engine.nowS;
     const steps: PauseStep[] = [{ kind: 'detecting', seconds: plan.detectS }];
     const bad = new Set(lostNodeIndices);
-    if (plan.nodeCheck) {
-      const nodes = [...new Set(tasks.map((t) => t.nodeIndex))].map((nodeIndex) => ({
+    // A node that is down takes no part in the check (its agent cannot join it; its loss is known):
+    // the check tests the job's live nodes, where broken hardware the scheduler cannot see fails its groups.
+    const liveNodeIndices = [...new Set(tasks.map((t) => t.nodeIndex))].filter((nodeIndex) => this.cluster.nodeHealth(nodeIndex) !== 'down');
+    if (plan.nodeCheck && liveNodeIndices.length > 0) {
+      const nodes = liveNodeIndices.map((nodeIndex) => ({
         nodeIndex,
         faulty: lostNodeIndices.includes(nodeIndex),
         testS: NODE_TEST_S / this.nodeFactorFor(nodeIndex, tasks),
