@@ -93,6 +93,8 @@ export class JobRuntime implements JobView {
   scaledDownS = 0;
   /** True while a hang stalls training (resources held, no progress) until its watchdog fires. */
   hung = false;
+  /** True from a crash until its recovery at the end of the same instant (training stopped). */
+  crashed = false;
   /** Hangs so far; a watchdog event names the hang it belongs to. */
   hangs = 0;
   /** Times the training processes (re)started; an OOM event names the start it belongs to. */
@@ -178,9 +180,9 @@ export class JobRuntime implements JobView {
     }
   }
 
-  /** Current speed in steps per second (0 unless running, not paused, not hung and not saving). */
+  /** Current speed in steps per second (0 unless running, not paused, not hung, not crashed and not saving). */
   get rateStepsPerS(): number {
-    if (this.phase !== 'running' || this.paused || this.hung || this.saving) return 0;
+    if (this.phase !== 'running' || this.paused || this.hung || this.crashed || this.saving) return 0;
     return this.baseRateStepsPerS * this.speedFactor * this.faultSlowdown;
   }
 
