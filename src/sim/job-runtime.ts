@@ -85,6 +85,8 @@ export class JobRuntime implements JobView {
   /** The steps of the current pause, from `pauseStartS`. */
   pauseSteps: readonly PauseStep[] = [];
   pauseStartS = 0;
+  /** Pauses so far; a resume event names the pause it ends. */
+  pauses = 0;
   /** True while the current pause is recovery from a fault (see isRecoveryPause). */
   pauseForRecovery = false;
   /** Seconds paused, by what the pause waited for (a hang counts as detecting). */
@@ -138,7 +140,7 @@ export class JobRuntime implements JobView {
   growBackPause: readonly PauseStep[] | null = null;
   /** True while recovery keeps the job below its requested workers (shrunk, not yet grown back). */
   shrunkByRecovery = false;
-  /** Bumped on every change of allocation or rate; finish and resume events for an older epoch are stale. */
+  /** Bumped on every change of allocation or rate; finish and checkpoint events for an older epoch are stale. */
   epoch = 0;
   restarts = 0;
   preemptions = 0;
