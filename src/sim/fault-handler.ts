@@ -164,11 +164,15 @@ export class FaultHandler {
         this.takeEffect(occurrence);
         for (const job of victims) this.crash(job, occurrence, effect.kind === 'crash' ? 'process crash' : 'silent data corruption');
         return;
-      case 'hang':
-        if (victims.length === 0) return;
+      case 'hang': {
+        // A job whose processes are not training (paused to start, load or reschedule, or just
+        // crashed) is in no collective: the hang passes it by.
+        const training = victims.filter((job) => !job.paused && !job.crashed);
+        if (training.length === 0) return;
         this.takeEffect(occurrence);
-        for (const job of victims) this.hang(job, occurrence);
+        for (const job of training) this.hang(job, occurrence);
         return;
+      }
       case 'slowdown':
         // The hardware stays slow until repaired, whether or not a job runs on it now.
         this.faults.slowDown(nodeIndex, gpuIndex, effect.factor);
@@ -280,7 +284,7 @@ export class FaultHandler {
     this.host.markDirty();
   }
 
-  /** A hang stalls the job, holding its resources, until its watchdog fires. */
+  /** A hang stalls a training job, holding its resources, until its watchdog fires. */
   private hang(job: JobRuntime, occurrence: FaultOccurrence): void {
     job.advanceTo(this.engine.nowS);
     job.meetFault(this.engine.nowS);
