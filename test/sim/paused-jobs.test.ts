@@ -6,6 +6,7 @@ import { Simulation } from '../../src/sim/simulation.js';
 import { allreduceJob, faultType, gpuCluster, scenarioOf } from '../helpers.js';
 
 const HANG = faultType('nccl-timeout', { kind: 'hang' });
+const NODE_DOWN = faultType('psu', { kind: 'node-down' });
 const CRASH = faultType('software-bug', { kind: 'crash' });
 const HANG_TIMEOUT_S = 1800;
 const STARTUP_S = 600;
@@ -70,5 +71,28 @@ describe('a paused job', () => {
     const done = result.jobs[0]!;
     expect(done.phase).toBe('completed');
     expect(done.endS).toBe(STARTUP_S + STEPS / 0.5);
+  });
+
+  it('resumes on time when a checkpoint save completes during the pause', () => {
+    // Torch Elastic shrinks the job to 3 workers at 100 s (60 s restart + 100 s load): training from
+    // 260 s, a 500 s save from 860 s. The node is back at 1300 s: the job grows back and pauses
+    // 160 s, and its save completes at 1360 s, inside that pause.
+    const elastic = allreduceJob('llm', {
+      workers: 4,
+      totalSteps: STEPS,
+      elastic: { minReplicas: 2, maxReplicas: 4, unit: 1 },
+      checkpoint: { intervalS: 600, saveS: 500, loadS: 100, flash: false },
+    });
+    const down = { timeS: 100, type: NODE_DOWN, nodeIndex: 3, gpuIndex: null, repairS: 1200 };
+    const scenario: Scenario = {
+      ...scenarioOf(gpuCluster(4, 8, 100), [elastic], { policy: 'fifo' }),
+      recovery: 'torch-elastic',
+      faults: { catalog: { name: 't', description: '', source: '', types: [] }, replay: [down], hangTimeoutS: HANG_TIMEOUT_S },
+    };
+    const result = new Simulation(scenario, { checkInvariants: true }).run();
+    const done = result.jobs[0]!;
+    expect(result.timeline.find((r) => r.event === 'job-scaled-up')!.timeS).toBe(1300);
+    expect(done.phase).toBe('completed');
+    expect(done.pausedByKindS.loading).toBe(200);
   });
 });
