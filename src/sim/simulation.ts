@@ -303,7 +303,7 @@ export class Simulation {
   }
 
   private endOfInstant(): void {
-    // Jobs that crashed in this instant recover once, against the hardware all its faults left.
+    // Jobs that crashed in this instant recover once each, against the hardware all their faults left.
     this.faultHandler.recoverCrashed();
     // Running jobs matter too: elastic ones may grow into capacity a finished job freed.
     if (this.dirty && (this.queued.length > 0 || this.running.length > 0)) this.schedulePass();
