@@ -19,6 +19,13 @@ import { hardwareSpeedFactor, type JobRuntime, type PauseStep } from './job-runt
 /** Seconds a healthy node takes for the node check's GEMM + allgather test. */
 const NODE_TEST_S = 10;
 
+/** A crash awaiting its recovery at the end of the instant: its first fault (null for a watchdog or OOM kill) and whether any of its faults took hardware. */
+interface PendingCrash {
+  readonly occurrence: FaultOccurrence | null;
+  readonly oomTask: TaskPlacement | null;
+  hardwareLost: boolean;
+}
+
 /** What the fault handler needs from the simulation it serves. */
 export interface FaultHost {
   readonly engine: Engine<SimEvent>;
@@ -76,6 +83,8 @@ export class FaultHandler {
   private readonly relaunches = new WeakMap<TaskPlacement, number>();
   /** Replaced pods whose count a replacement already took. */
   private readonly relaunchCounted = new WeakSet<TaskPlacement>();
+  /** Jobs that crashed in the current instant, in crash order, awaiting their recovery at its end. */
+  private readonly crashed = new Map<JobRuntime, PendingCrash>();
 
   constructor(private readonly host: FaultHost) {
     this.engine = host.engine;
@@ -155,11 +164,15 @@ export class FaultHandler {
         this.takeEffect(occurrence);
         for (const job of victims) this.crash(job, occurrence, effect.kind === 'crash' ? 'process crash' : 'silent data corruption');
         return;
-      case 'hang':
-        if (victims.length === 0) return;
+      case 'hang': {
+        // A job whose processes are not training (paused to start, load or reschedule, or just
+        // crashed) is in no collective: the hang passes it by.
+        const training = victims.filter((job) => !job.paused && !job.crashed);
+        if (training.length === 0) return;
         this.takeEffect(occurrence);
-        for (const job of victims) this.hang(job, occurrence);
+        for (const job of training) this.hang(job, occurrence);
         return;
+      }
       case 'slowdown':
         // The hardware stays slow until repaired, whether or not a job runs on it now.
         this.faults.slowDown(nodeIndex, gpuIndex, effect.factor);
@@ -271,7 +284,7 @@ export class FaultHandler {
     this.host.markDirty();
   }
 
-  /** A hang stalls the job, holding its resources, until its watchdog fires. */
+  /** A hang stalls a training job, holding its resources, until its watchdog fires. */
   private hang(job: JobRuntime, occurrence: FaultOccurrence): void {
     job.advanceTo(this.engine.nowS);
     job.meetFault(this.engine.nowS);
@@ -286,7 +299,8 @@ export class FaultHandler {
 
   /**
    * A job's training processes died: it rolls back to its last checkpoint (one further after silent
-   * corruption) and its recovery policy decides what follows.
+   * corruption) and stops training; its recovery waits for the end of the instant, so that every
+   * fault of the instant is one failure of the job, recovered once against the hardware they left.
    */
   crash(job: JobRuntime, occurrence: FaultOccurrence | null, why: string, oomTask: TaskPlacement | null = null): void {
     // A job another job's recovery already crashed in this instant (e.g. through isolate()) is not running any more.
@@ -297,8 +311,36 @@ export class FaultHandler {
     const effect = occurrence?.type.effect.kind;
     const hardwareLost = effect === 'gpu-down' || effect === 'node-down' || effect === 'network-down';
     const lost = job.rollBack(effect === 'silent-corruption' ? 1 : 0);
+    this.faults.log({ timeS: nowS, event: 'job-crash', faultType: occurrence?.type.name ?? '', node: '', gpu: null, jobId: job.spec.id, detail: `${why}; ${Math.round(lost)} steps lost` });
+    const pending = this.crashed.get(job);
+    if (pending) {
+      // The same failure seen again: its recovery also covers this fault's hardware.
+      pending.hardwareLost ||= hardwareLost;
+      return;
+    }
+    this.crashed.set(job, { occurrence, oomTask, hardwareLost });
+    // The processes are gone: any pause or hang ends, and nothing of the old rate may fire.
+    job.crashed = true;
+    job.paused = false;
+    job.hung = false;
+    this.host.refreshRate(job);
+    this.host.markDirty();
+  }
+
+  /** Recovers each job that crashed in this instant, once, in crash order (a recovery may crash more jobs). */
+  recoverCrashed(): void {
+    for (const [job, crash] of this.crashed) {
+      this.crashed.delete(job);
+      job.crashed = false;
+      if (job.phase === 'running') this.recover(job, crash);
+    }
+  }
+
+  /** Asks the recovery policy what follows a job's crash, with the job's hardware as it is now, and carries the plan out. */
+  private recover(job: JobRuntime, crash: PendingCrash): void {
+    const { occurrence, oomTask, hardwareLost } = crash;
+    const nowS = this.engine.nowS;
     const faultType = occurrence?.type.name ?? '';
-    this.faults.log({ timeS: nowS, event: 'job-crash', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `${why}; ${Math.round(lost)} steps lost` });
     const tasks = [...(this.cluster.tasksOf(job.spec.id) ?? [])];
     const lostNodeIndices = [...new Set(tasks.map((t) => t.nodeIndex))].filter((i) => this.lostHardware(i, tasks));
     const rankZeroNodeIndex = tasks.find((t) => t.role === 'worker')?.nodeIndex ?? null;
@@ -313,7 +355,6 @@ export class FaultHandler {
       oom: oomed && { role: oomed.role, memMiB: oomed.demand.memMiB },
     };
     const plan = this.recovery.onCrash(job, cause, nowS);
-    job.hung = false;
     this.host.markDirty();
     switch (plan.kind) {
       case 'fail':
@@ -366,8 +407,11 @@ export class FaultHandler {
     const nowS = this.engine.nowS;
     const steps: PauseStep[] = [{ kind: 'detecting', seconds: plan.detectS }];
     const bad = new Set(lostNodeIndices);
-    if (plan.nodeCheck) {
-      const nodes = [...new Set(tasks.map((t) => t.nodeIndex))].map((nodeIndex) => ({
+    // A node that is down takes no part in the check (its agent cannot join it; its loss is known):
+    // the check tests the job's live nodes, where broken hardware the scheduler cannot see fails its groups.
+    const liveNodeIndices = [...new Set(tasks.map((t) => t.nodeIndex))].filter((nodeIndex) => this.cluster.nodeHealth(nodeIndex) !== 'down');
+    if (plan.nodeCheck && liveNodeIndices.length > 0) {
+      const nodes = liveNodeIndices.map((nodeIndex) => ({
         nodeIndex,
         faulty: lostNodeIndices.includes(nodeIndex),
         testS: NODE_TEST_S / this.nodeFactorFor(nodeIndex, tasks),

@@ -85,6 +85,8 @@ export class JobRuntime implements JobView {
   /** The steps of the current pause, from `pauseStartS`. */
   pauseSteps: readonly PauseStep[] = [];
   pauseStartS = 0;
+  /** Pauses so far; a resume event names the pause it ends. */
+  pauses = 0;
   /** True while the current pause is recovery from a fault (see isRecoveryPause). */
   pauseForRecovery = false;
   /** Seconds paused, by what the pause waited for (a hang counts as detecting). */
@@ -93,6 +95,8 @@ export class JobRuntime implements JobView {
   scaledDownS = 0;
   /** True while a hang stalls training (resources held, no progress) until its watchdog fires. */
   hung = false;
+  /** True from a crash until its recovery at the end of the same instant (training stopped). */
+  crashed = false;
   /** Hangs so far; a watchdog event names the hang it belongs to. */
   hangs = 0;
   /** Times the training processes (re)started; an OOM event names the start it belongs to. */
@@ -136,7 +140,7 @@ export class JobRuntime implements JobView {
   growBackPause: readonly PauseStep[] | null = null;
   /** True while recovery keeps the job below its requested workers (shrunk, not yet grown back). */
   shrunkByRecovery = false;
-  /** Bumped on every change of allocation or rate; finish and resume events for an older epoch are stale. */
+  /** Bumped on every change of allocation or rate; finish and checkpoint events for an older epoch are stale. */
   epoch = 0;
   restarts = 0;
   preemptions = 0;
@@ -178,9 +182,9 @@ export class JobRuntime implements JobView {
     }
   }
 
-  /** Current speed in steps per second (0 unless running, not paused, not hung and not saving). */
+  /** Current speed in steps per second (0 unless running, not paused, not hung, not crashed and not saving). */
   get rateStepsPerS(): number {
-    if (this.phase !== 'running' || this.paused || this.hung || this.saving) return 0;
+    if (this.phase !== 'running' || this.paused || this.hung || this.crashed || this.saving) return 0;
     return this.baseRateStepsPerS * this.speedFactor * this.faultSlowdown;
   }
 

@@ -170,12 +170,15 @@ export class Simulation {
   private isStale(event: SimEvent): boolean {
     switch (event.kind) {
       case 'job-finish':
-      case 'job-resume':
       case 'checkpoint':
       case 'checkpoint-done':
       case 'job-broken': {
         const job = this.jobsById.get(event.jobId);
         return job === undefined || job.phase !== 'running' || job.epoch !== event.epoch;
+      }
+      case 'job-resume': {
+        const job = this.jobsById.get(event.jobId);
+        return job === undefined || job.phase !== 'running' || !job.paused || job.pauses !== event.pause;
       }
       case 'job-oom': {
         const job = this.jobsById.get(event.jobId);
@@ -300,6 +303,8 @@ export class Simulation {
   }
 
   private endOfInstant(): void {
+    // Jobs that crashed in this instant recover once each, against the hardware all their faults left.
+    this.faultHandler.recoverCrashed();
     // Running jobs matter too: elastic ones may grow into capacity a finished job freed.
     if (this.dirty && (this.queued.length > 0 || this.running.length > 0)) this.schedulePass();
     this.dirty = false;
@@ -452,11 +457,12 @@ export class Simulation {
     const pauseS = steps.reduce((sum, step) => sum + step.seconds, 0);
     if (pauseS <= 0) return 0;
     job.paused = true;
+    job.pauses++;
     job.pauseSteps = steps;
     job.pauseForRecovery = isRecoveryPause(steps);
     job.pauseStartS = this.engine.nowS;
     this.refreshRate(job);
-    this.engine.scheduleAt(this.engine.nowS + pauseS, { kind: 'job-resume', jobId: job.spec.id, epoch: job.epoch });
+    this.engine.scheduleAt(this.engine.nowS + pauseS, { kind: 'job-resume', jobId: job.spec.id, pause: job.pauses });
     return pauseS;
   }
 

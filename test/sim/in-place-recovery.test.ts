@@ -8,6 +8,7 @@ import { allreduceJob, batchJob, faultType, gpuCluster, scenarioOf } from '../he
 
 
 const NODE_DOWN = faultType('psu', { kind: 'node-down' });
+const GPU_DOWN = faultType('xid-79', { kind: 'gpu-down' });
 const CRASH = faultType('software-bug', { kind: 'crash' });
 const SLOW = faultType('thermal', { kind: 'slowdown', factor: 0.3 });
 
@@ -43,9 +44,10 @@ describe('dlrover recovery', () => {
     expect(job.restarts).toBe(1);
     // DLRover's checkpoint costs replace the job's: saves block 60 s, loads take 240 s.
     // At 1000 s: saved at 600-660, 340 steps lost; 300 s detection, check, 120 s pod, 240 s load.
-    const pauseS = 300 + checkS(4, [0]) + 120 + 240;
+    // The dead node takes no part in the check: the three live ones pass it in one round.
+    const pauseS = 300 + checkS(3) + 120 + 240;
     expect(job.lostSteps).toBe(340);
-    expect(job.pausedByKindS).toEqual({ detecting: 300, 'health-check': checkS(4, [0]), rescheduling: 120, starting: 0, loading: 240, resizing: 0 });
+    expect(job.pausedByKindS).toEqual({ detecting: 300, 'health-check': checkS(3), rescheduling: 120, starting: 0, loading: 240, resizing: 0 });
     expect(job.detectingS).toBe(300);
     expect(result.timeline.map((r) => r.event)).toEqual(['fault', 'job-crash', 'job-recovering', 'repair']);
     expect(result.timeline[2]!.detail).toBe(`1 pods replaced; training resumes in ${Math.round(pauseS)} s`);
@@ -74,8 +76,18 @@ describe('dlrover recovery', () => {
     const job = result.jobs[0]!;
     expect(result.timeline.map((r) => r.event)).toEqual(['fault', 'job-crash', 'job-waiting', 'repair']);
     expect(job.phase).toBe('completed');
-    expect(job.pausedByKindS).toEqual({ detecting: 300, 'health-check': checkS(4, [0]), rescheduling: 120, starting: 0, loading: 240, resizing: 0 });
+    expect(job.pausedByKindS).toEqual({ detecting: 300, 'health-check': checkS(3), rescheduling: 120, starting: 0, loading: 240, resizing: 0 });
     expect(job.detectingS).toBe(300);
+  });
+
+  it('a broken GPU leaves its node alive: the node takes part in the check, fails both rounds and its pod is replaced', () => {
+    const gpu0 = { timeS: 1000, type: GPU_DOWN, nodeIndex: 0, gpuIndex: 2, repairS: 5000 };
+    const result = run(5, llm(4, 5000), [gpu0], 'dlrover');
+    const job = result.jobs[0]!;
+    expect(checkS(4, [0])).toBeGreaterThan(checkS(4));
+    expect(job.pausedByKindS['health-check']).toBe(checkS(4, [0]));
+    expect(result.timeline.find((r) => r.event === 'job-recovering')!.detail.startsWith('1 pods replaced')).toBe(true);
+    expect(job.phase).toBe('completed');
   });
 
   it('restarts processes in place after a software crash: a one-round check and the load', () => {

@@ -57,11 +57,11 @@ export function oomRelaunchMemMiB(role: Role, currentMiB: number, requestedMiB: 
 /**
  * `dlrover`: DLRover's elastic fault tolerance (REFERENCE §1, seed 001). The job master detects a
  * failure automatically in ~5 min (a hang only at the heartbeat timeout); the node check (GEMM +
- * allgather in pairs, 1-3 min) runs on the job's nodes and cordons faulty nodes and stragglers;
- * their pods are replaced on healthy nodes (~2 min), or, without free healthy nodes, the job scales
- * down to a multiple of its node unit (~3 min) and scales back up when capacity returns. A software
- * fault only restarts the processes after a ~1 min check. Checkpoints are flash checkpoints (save
- * ~1 min, load ~4 min).
+ * allgather in pairs, 1-3 min) runs on the job's live nodes (a dead one is lost untested) and
+ * cordons faulty nodes and stragglers; their pods are replaced on healthy nodes (~2 min), or,
+ * without free healthy nodes, the job scales down to a multiple of its node unit (~3 min) and
+ * scales back up when capacity returns. A software fault only restarts the processes after a ~1 min
+ * check. Checkpoints are flash checkpoints (save ~1 min, load ~4 min).
  *
  * Exit classes, as DLRover's job master treats them: a fatal exit (code 1/134) is not relaunched
  * and fails the job, except for all-reduce jobs, which DLRover always relaunches; hardware, killed
