@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { presetNames } from '../policies/presets.js';
 import { loadScenario } from '../scenario/load.js';
+import type { Scenario } from '../scenario/scenario.js';
 import { simulate } from '../sim/simulation.js';
 
 /** What a simulation throughput run measured (the median of its repetitions). */
@@ -26,4 +27,11 @@ export async function benchSimThroughput(file: string, sets: readonly string[] =
   times.sort((a, b) => a - b);
   const seconds = times[Math.floor(times.length / 2)]!;
   return { scenario: scenario.name, jobs: scenario.jobs.length, events, seconds: Math.round(seconds * 1000) / 1000, eventsPerS: Math.round(events / seconds) };
+}
+
+/** Events per second of one simulation of an already loaded scenario (for ratios measured in one process). */
+export function simEventsPerS(scenario: Scenario): number {
+  const startedMs = performance.now();
+  const events = simulate(scenario).summary.events;
+  return events / ((performance.now() - startedMs) / 1000);
 }

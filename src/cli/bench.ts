@@ -1,27 +1,33 @@
 import { fileURLToPath } from 'node:url';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { measureAgainstHeap, measureHoldRatio } from '../bench/hold-ratio.js';
 import { benchImportMemory } from '../bench/import-memory.js';
-import { benchSimThroughput } from '../bench/sim-throughput.js';
+import type { BenchFigure as Figure } from '../bench/perf-gate.js';
+import { benchSimThroughput, simEventsPerS } from '../bench/sim-throughput.js';
 import { ConfigError } from '../errors.js';
+import { presetNames } from '../policies/presets.js';
 import { benchOptimusRound } from '../policies/scheduling/optimus-bench.js';
 import { alignColumns } from '../report/summary-table.js';
+import { loadScenario } from '../scenario/load.js';
+import { benchCheck } from './bench-check.js';
+import { listOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 
 interface BenchArgs {
   only?: string;
-  rows: number;
+  rows?: number;
   json?: boolean;
+  quick?: boolean;
+  check?: string;
+  update?: string;
+  scenarios: string;
+  set?: string | string[];
+  workers?: number;
+  perf: boolean;
 }
 
-/** One measured figure of a benchmark. */
-interface Figure {
-  readonly bench: string;
-  readonly metric: string;
-  readonly value: number;
-  readonly unit: string;
-  /** What the figure should stay within, in words (for the table). */
-  readonly target: string;
-}
+/** Sizes of the quick run (`--quick`): small versions of the benchmarks, for the performance gate. */
+const QUICK = { jobs: 2000, faultJobs: 500, optimusTasks: 10_000, optimusNodes: 1600, importRows: 20_000 } as const;
 
 /** The benchmarks by name: each returns its figures. */
 const BENCHMARKS: Readonly<Record<string, (args: BenchArgs) => Promise<Figure[]>>> = {
@@ -32,23 +38,23 @@ const BENCHMARKS: Readonly<Record<string, (args: BenchArgs) => Promise<Figure[]>
       { bench: 'sim-default', metric: 'events/s', value: r.eventsPerS, unit: '1/s', target: 'higher is better' },
     ];
   },
-  'sim-20k-jobs': async () => {
-    const r = await benchSimThroughput('scenarios/default.yaml', ['workload.synthetic.jobs=20000']);
+  'sim-20k-jobs': async (args) => {
+    const r = await benchSimThroughput('scenarios/default.yaml', [`workload.synthetic.jobs=${args.quick ? QUICK.jobs : 20000}`]);
     return [
       { bench: 'sim-20k-jobs', metric: 'wall time', value: r.seconds, unit: 's', target: `${r.jobs} jobs, ${r.events} events` },
       { bench: 'sim-20k-jobs', metric: 'events/s', value: r.eventsPerS, unit: '1/s', target: 'higher is better' },
     ];
   },
-  'sim-faults': async () => {
-    const sets = ['workload.synthetic.jobs=20000', 'policy=dlrover', 'faults.catalog=ant-2023', 'faults.scale=100'];
+  'sim-faults': async (args) => {
+    const sets = [`workload.synthetic.jobs=${args.quick ? QUICK.faultJobs : 20000}`, 'policy=dlrover', 'faults.catalog=ant-2023', 'faults.scale=100'];
     const r = await benchSimThroughput('scenarios/default.yaml', sets);
     return [
       { bench: 'sim-faults', metric: 'wall time', value: r.seconds, unit: 's', target: `${r.jobs} jobs under dlrover, ant-2023 x 100, ${r.events} events` },
       { bench: 'sim-faults', metric: 'events/s', value: r.eventsPerS, unit: '1/s', target: 'higher is better' },
     ];
   },
-  'optimus-round': async () => {
-    const r = benchOptimusRound();
+  'optimus-round': async (args) => {
+    const r = args.quick ? benchOptimusRound(QUICK.optimusTasks, QUICK.optimusNodes) : benchOptimusRound();
     return [
       {
         bench: 'optimus-round',
@@ -61,24 +67,69 @@ const BENCHMARKS: Readonly<Record<string, (args: BenchArgs) => Promise<Figure[]>
   },
   'import-memory': async (args) => {
     const cli = fileURLToPath(new URL('./main.js', import.meta.url));
-    const r = await benchImportMemory(cli, args.rows);
+    const r = await benchImportMemory(cli, args.rows ?? (args.quick ? QUICK.importRows : 1_000_000));
     return [
       { bench: 'import-memory', metric: 'peak RSS', value: r.peakRssMiB, unit: 'MiB', target: `< 1024 MiB for ${r.rows} rows` },
       { bench: 'import-memory', metric: 'import time', value: r.seconds, unit: 's', target: `${r.jobs} jobs imported` },
     ];
   },
+  'engine-ratios': async () => {
+    const hold = measureHoldRatio();
+    const scenario = await loadScenario('scenarios/default.yaml', { knownPolicies: presetNames() });
+    const simRatio = measureAgainstHeap(() => simEventsPerS(scenario));
+    const note = 'measured in this process; the check holds it above a floor';
+    return [
+      { bench: 'engine-ratios', metric: 'engine events/s', value: hold.engineEventsPerS, unit: '1/s', target: 'hold model, 10,000 pending events' },
+      { bench: 'engine-ratios', metric: 'heap ops/s', value: hold.heapOpsPerS, unit: '1/s', target: 'bare FastPriorityQueue, same pops and pushes' },
+      { bench: 'engine-ratios', metric: 'engine ÷ heap (hold model)', value: round3(hold.ratio), unit: 'x', target: note },
+      { bench: 'engine-ratios', metric: 'sim-default events/s ÷ heap', value: round5(simRatio), unit: 'x', target: note },
+    ];
+  },
 };
 
-/** `dlsim bench`: measures the simulator's speed and memory (never part of the tests). */
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+function round5(value: number): number {
+  return Math.round(value * 100_000) / 100_000;
+}
+
+/**
+ * `dlsim bench`: measures the simulator's speed and memory (never part of the tests); with
+ * `--check FILE` / `--update FILE`, reruns the committed baselines and published figures instead.
+ */
 export const benchCommand: CommandModule<object, BenchArgs> = {
   command: 'bench',
-  describe: 'Run the benchmarks and print their figures',
+  describe: 'Run the benchmarks and print their figures, or check the committed baselines (--check)',
   builder: (yargs: Argv<object>) =>
     yargs
       .option('only', { type: 'string', describe: `comma-separated benchmarks: ${Object.keys(BENCHMARKS).join(', ')}` })
-      .option('rows', { type: 'number', default: 1_000_000, describe: 'rows of the generated trace import-memory imports' })
-      .option('json', { type: 'boolean', describe: 'print the figures as one JSON object' }) as Argv<BenchArgs>,
+      .option('rows', { type: 'string', coerce: wholeNumberOption('--rows', 1), describe: 'rows of the generated trace import-memory imports (default 1,000,000; 20,000 with --quick)' })
+      .option('json', { type: 'boolean', describe: 'print the figures as one JSON object' })
+      .option('quick', { type: 'boolean', describe: 'small sizes of every benchmark (seconds, not minutes)' })
+      .option('check', { type: 'string', describe: 'rerun the baselines in FILE and the scenarios\' published figures; exit 1 on any change' })
+      .option('update', { type: 'string', describe: 'rerun the baselines and rewrite FILE with them, printing what changed' })
+      .option('scenarios', { type: 'string', default: 'scenarios,scenarios/validation', describe: 'comma-separated scenario files and folders for --check/--update' })
+      .option('set', { type: 'string', nargs: 1, describe: 'override a value in every scenario of --check/--update: path=value (repeatable)' })
+      .option('workers', { type: 'string', coerce: wholeNumberOption('--workers', 1), describe: 'worker threads for --check/--update (default: one per core); results do not depend on it' })
+      .option('perf', { type: 'boolean', default: true, describe: 'with --check, also gate the ratios of bench --quick (--no-perf skips them)' })
+      .conflicts('check', 'update') as Argv<BenchArgs>,
   handler: async (args: ArgumentsCamelCase<BenchArgs>) => {
+    const baselines = args.check ?? args.update;
+    if (baselines !== undefined) {
+      if (baselines.trim() === '') throw new ConfigError(args.check !== undefined ? '--check' : '--update', 'expected the baselines file, e.g. results/baselines.json');
+      const scenarios = args.scenarios.split(',').map((p) => p.trim()).filter((p) => p !== '');
+      if (scenarios.length === 0) throw new ConfigError('--scenarios', 'name at least one scenario file or folder');
+      return benchCheck({
+        file: baselines,
+        update: args.update !== undefined,
+        scenarios,
+        sets: listOption(args.set),
+        ...(args.workers === undefined ? {} : { workers: args.workers }),
+        perf: args.perf,
+      });
+    }
     const names = args.only ? args.only.split(',').map((n) => n.trim()) : Object.keys(BENCHMARKS);
     for (const name of names) {
       if (!BENCHMARKS[name]) throw new ConfigError('--only', `unknown benchmark "${name}"; known: ${Object.keys(BENCHMARKS).join(', ')}`);

@@ -36,7 +36,7 @@ import {
   largestNodeGpus,
   validateScenarioDoc,
 } from './schema.js';
-import { DEFAULT_SIM_PARAMS, type FaultSetup, type Scenario } from './scenario.js';
+import { type BenchSettings, DEFAULT_SIM_PARAMS, type Expectation, type FaultSetup, type Scenario } from './scenario.js';
 
 /** Options of `loadScenario`: CLI overrides and the policy names the registry knows. */
 export interface LoadScenarioOptions {
@@ -130,6 +130,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
   const traceJobs = doc.workload.trace ? await readTraceJobs(doc.workload.trace, file, locate, warnings) : [];
   const jobs = buildJobs(doc, file, seed, largestNodeGpus(cluster.nodes), traceJobs, locate);
   const faults = doc.faults ? await resolveFaults(doc.faults, file, seed, cluster, locate) : null;
+  const bench = benchSettingsOf(doc, options.knownPolicies, locate);
   return {
     name: doc.name ?? basename(file, extname(file)),
     file,
@@ -147,8 +148,40 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     jobs,
     ...(doc.users === undefined ? {} : { userWeights: Object.fromEntries(Object.entries(doc.users).map(([user, { weight }]) => [user, weight])) }),
     faults,
+    bench,
     warnings,
   };
+}
+
+/**
+ * The scenario's `compare`, `baselineSeeds` and `expect`: every policy named must be a known
+ * preset (a ConfigError at its YAML path otherwise), and `compare` names each preset once.
+ */
+function benchSettingsOf(doc: ScenarioDoc, knownPolicies: readonly string[], locate: (path: YamlPath) => string): BenchSettings {
+  const checkPolicy = (name: string, path: YamlPath): void => {
+    if (!knownPolicies.includes(name)) throw new ConfigError(locate(path), `unknown policy "${name}"; known policies: ${knownPolicies.join(', ')}`);
+  };
+  const compare = doc.compare ?? [doc.policy];
+  compare.forEach((name, index) => {
+    checkPolicy(name, ['compare', index]);
+    if (compare.indexOf(name) !== index) throw new ConfigError(locate(['compare', index]), `"${name}" is named twice`);
+  });
+  const expect: Expectation[] = doc.expect.map((entry, index) => {
+    checkPolicy(entry.policy, ['expect', index, 'policy']);
+    if (entry.baseline !== undefined) checkPolicy(entry.baseline, ['expect', index, 'baseline']);
+    return {
+      metric: entry.metric,
+      policy: entry.policy,
+      ...(entry.baseline === undefined ? {} : { baseline: entry.baseline }),
+      target: entry.target,
+      tolerance: entry.tolerance,
+      seeds: entry.seeds,
+      source: entry.source,
+      ...(entry.gap === undefined ? {} : { gap: { model: entry.gap.model, drift: entry.gap.drift } }),
+      where: locate(['expect', index]),
+    };
+  });
+  return { compare, baselineSeeds: doc.baselineSeeds, expect };
 }
 
 /**

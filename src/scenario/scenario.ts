@@ -25,6 +25,42 @@ export interface FaultSetup {
   readonly hangTimeoutS: number;
 }
 
+/** A published figure the model misses on purpose: the mean is held to the model's figure instead. */
+export interface KnownGap {
+  /** What the model gives (the mean over the expectation's seeds when the gap was recorded). */
+  readonly model: number;
+  /** How far the mean may move from `model` before the gap counts as drift. */
+  readonly drift: number;
+}
+
+/** A published figure a scenario reproduces (its `expect` entries), checked by `dlsim bench --check`. */
+export interface Expectation {
+  /** A summary metric ("ettr", "jctS.mean"), or "pairedRatio.<metric>" for the per-seed ratio policy / baseline. */
+  readonly metric: string;
+  readonly policy: string;
+  /** The policy a paired ratio divides by. */
+  readonly baseline?: string;
+  readonly target: number;
+  /** Largest distance of the mean from the target that meets the figure. */
+  readonly tolerance: number;
+  /** Seeds the mean is taken over: the scenario seed and the ones after it. */
+  readonly seeds: number;
+  /** Where the figure was published. */
+  readonly source: string;
+  readonly gap?: KnownGap;
+  /** The entry's location for messages: "file:line: expect[0]". */
+  readonly where: string;
+}
+
+/** What `dlsim bench` runs of a scenario: its presets on its baseline seeds, and its published figures. */
+export interface BenchSettings {
+  /** Presets to run (the `compare` key; the scenario's policy when absent). */
+  readonly compare: readonly string[];
+  /** Seeds whose summaries are baselines: the scenario seed and the ones after it. */
+  readonly baselineSeeds: number;
+  readonly expect: readonly Expectation[];
+}
+
 /** A scenario after parsing, validation, overrides and workload generation: ready to simulate. */
 export interface Scenario {
   /** Scenario name (the YAML `name`, else the file's base name). */
@@ -50,6 +86,8 @@ export interface Scenario {
   readonly userWeights?: Readonly<Record<string, number>>;
   /** Faults to inject, or null for a fault-free run. */
   readonly faults: FaultSetup | null;
+  /** Baselines and published figures (set by the loader; absent in scenarios built in code). */
+  readonly bench?: BenchSettings;
   /** Things the user should know that did not stop the load (bad trace rows skipped, …), one line each. */
   readonly warnings: readonly string[];
 }

@@ -363,6 +363,55 @@ const faultsSchema = z.strictObject(
   says('expected a mapping with catalog, scale, overrides, trace'),
 );
 
+/** Most seeds a scenario's baselines or one of its expectations may name. */
+export const MAX_BENCH_SEEDS = 1000;
+
+/** Prefix of an expectation metric that is a per-seed ratio `policy / baseline` of the metric after it. */
+export const PAIRED_RATIO_PREFIX = 'pairedRatio.';
+
+const finiteNumber = z.number(says('expected a number'));
+
+/**
+ * A published figure the scenario reproduces (`expect[i]`): the mean of `metric` under `policy`
+ * over `seeds` seeds must lie within `tolerance` of `target`; with `gap`, the figure is a known miss
+ * and the mean must stay within `drift` of the model's `model` figure instead.
+ */
+const expectationSchema = z
+  .strictObject(
+    {
+      metric: nameSchema,
+      policy: nameSchema,
+      baseline: nameSchema.optional(),
+      target: finiteNumber,
+      tolerance: nonNegativeNumber,
+      seeds: countUpTo(MAX_BENCH_SEEDS),
+      source: nameSchema,
+      gap: z
+        .strictObject({ model: finiteNumber, drift: positiveNumber }, says('expected a mapping {model, drift}'))
+        .optional(),
+    },
+    says('expected a mapping {metric, policy, target, tolerance, seeds, source}'),
+  )
+  .superRefine((entry, ctx) => {
+    const paired = entry.metric.startsWith(PAIRED_RATIO_PREFIX);
+    if (paired && entry.metric.length === PAIRED_RATIO_PREFIX.length) {
+      ctx.addIssue({ code: 'custom', path: ['metric'], message: `expected a metric after ${PAIRED_RATIO_PREFIX}, e.g. ${PAIRED_RATIO_PREFIX}jctS.mean` });
+    } else if (paired && entry.baseline === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: `a ${PAIRED_RATIO_PREFIX} metric needs baseline (the policy it divides by)` });
+    } else if (!paired && entry.baseline !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['baseline'], message: `baseline is only for ${PAIRED_RATIO_PREFIX} metrics` });
+    } else if (entry.baseline !== undefined && entry.baseline === entry.policy) {
+      ctx.addIssue({ code: 'custom', path: ['baseline'], message: 'baseline must differ from policy' });
+    }
+    if (entry.gap !== undefined && Math.abs(entry.gap.model - entry.target) <= entry.tolerance) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['gap', 'model'],
+        message: `${entry.gap.model} is within tolerance of the target ${entry.target}: not a gap (remove gap)`,
+      });
+    }
+  });
+
 /** A machine list to read the cluster from (`cluster.from`), path relative to the scenario file. */
 const clusterFromSchema = z.strictObject({ format: nameSchema, file: nameSchema }, says('expected a mapping with format and file'));
 
@@ -491,6 +540,13 @@ export const scenarioSchema = z
         .optional(),
       workload: workloadSchema,
       faults: faultsSchema.optional(),
+      // Baselines and published targets (`dlsim bench --check`); they do not change a run.
+      compare: z
+        .array(nameSchema, says('expected a list of policy presets, e.g. [fifo, drf]'))
+        .min(1, says('expected at least one policy preset'))
+        .optional(),
+      baselineSeeds: countUpTo(MAX_BENCH_SEEDS).default(1),
+      expect: z.array(expectationSchema, says('expected a list of published figures')).default([]),
     },
     says('expected a mapping (the scenario) at the top level'),
   )
@@ -506,6 +562,8 @@ export type JobDoc = z.output<typeof jobSchema>;
 export type SyntheticDoc = z.output<typeof syntheticSchema>;
 /** The trace section as validated. */
 export type TraceDoc = z.output<typeof traceSchema>;
+/** One published figure (`expect[i]`) as validated. */
+export type ExpectationDoc = z.output<typeof expectationSchema>;
 /** The faults section as validated. */
 export type FaultsDoc = z.output<typeof faultsSchema>;
 /** The workload section as validated. */
