@@ -31,9 +31,9 @@ export interface BenchCheckOptions {
  * fell below its floor.
  */
 export async function benchCheck(options: BenchCheckOptions): Promise<void> {
+  const files = scenarioFiles(options.scenarios);
   if (options.update) checkOutFile(options.file, '--update');
   const recorded: BaselineRun[] = options.update ? readIfPresent(options.file) : readBaselines(options.file);
-  const files = scenarioFiles(options.scenarios);
   const result = await checkBaselines(files, options.sets, recorded, (requests) =>
     runMany(requests, options.workers ?? defaultWorkers(requests.length)),
   );
