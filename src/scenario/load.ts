@@ -7,7 +7,7 @@ import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
 import type { JobSpec, LossCurveSpec, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
 import { convergenceStep } from '../model/observations.js';
 import { type FaultCatalog, loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
-import { presetStack } from '../policies/presets.js';
+import { presetNames, presetStack } from '../policies/presets.js';
 import { recoveryPolicies } from '../policies/registry.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import { readFaultTrace, replayOccurrences } from '../faults/trace-replay.js';
@@ -130,7 +130,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
   const traceJobs = doc.workload.trace ? await readTraceJobs(doc.workload.trace, file, locate, warnings) : [];
   const jobs = buildJobs(doc, file, seed, largestNodeGpus(cluster.nodes), traceJobs, locate);
   const faults = doc.faults ? await resolveFaults(doc.faults, file, seed, cluster, locate) : null;
-  const bench = benchSettingsOf(doc, options.knownPolicies, locate);
+  const bench = benchSettingsOf(doc, policy, locate);
   return {
     name: doc.name ?? basename(file, extname(file)),
     file,
@@ -154,14 +154,16 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
 }
 
 /**
- * The scenario's `compare`, `baselineSeeds` and `expect`: every policy named must be a known
- * preset (a ConfigError at its YAML path otherwise), and `compare` names each preset once.
+ * The scenario's `compare` (default: the policy in use), `baselineSeeds` and `expect`: every policy
+ * they name must be a preset (a ConfigError at its YAML path otherwise), and `compare` names each
+ * preset once.
  */
-function benchSettingsOf(doc: ScenarioDoc, knownPolicies: readonly string[], locate: (path: YamlPath) => string): BenchSettings {
+function benchSettingsOf(doc: ScenarioDoc, policy: string, locate: (path: YamlPath) => string): BenchSettings {
+  const known = presetNames();
   const checkPolicy = (name: string, path: YamlPath): void => {
-    if (!knownPolicies.includes(name)) throw new ConfigError(locate(path), `unknown policy "${name}"; known policies: ${knownPolicies.join(', ')}`);
+    if (!known.includes(name)) throw new ConfigError(locate(path), `unknown policy "${name}"; known policies: ${known.join(', ')}`);
   };
-  const compare = doc.compare ?? [doc.policy];
+  const compare = doc.compare ?? [policy];
   compare.forEach((name, index) => {
     checkPolicy(name, ['compare', index]);
     if (compare.indexOf(name) !== index) throw new ConfigError(locate(['compare', index]), `"${name}" is named twice`);
