@@ -560,6 +560,7 @@ function toSyntheticSpec(synthetic: SyntheticDoc, gpusPerNode: number): Syntheti
     jobs: synthetic.jobs,
     meanInterarrivalS: synthetic.meanInterarrival ?? 3600 / (synthetic.arrivalsPerHour ?? 1),
     startS: synthetic.start,
+    backlog: synthetic.backlog,
     // Jobs that do not use the duration or the GPU mix (ps, llm) still draw them: any values do.
     durationMedianS: synthetic.duration?.median ?? 3600,
     durationSigma: synthetic.duration?.sigma ?? 0,

@@ -249,7 +249,7 @@ const jobSchema = z
     }
   });
 
-const SYNTHETIC_KIND_NAMES = ['batch', 'allreduce', 'elastic', 'ps', 'llm'] as const;
+const SYNTHETIC_KIND_NAMES = ['batch', 'allreduce', 'elastic', 'ps', 'llm', 'edl'] as const;
 
 const syntheticSchema = z
   .strictObject({
@@ -257,6 +257,7 @@ const syntheticSchema = z
     arrivalsPerHour: positiveNumber.optional(),
     meanInterarrival: positiveDurationS.optional(),
     start: durationS.default(0),
+    backlog: z.int(says('expected a whole number >= 0')).min(0, says('expected a whole number >= 0')).default(0),
     duration: z
       .strictObject(
         {

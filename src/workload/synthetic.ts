@@ -2,6 +2,7 @@ import type { RandomStream, RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
 import type { CheckpointSpec, ElasticSpec, JobSpec, RoleSpec, SpeedSpec } from '../model/job-spec.js';
 import { ANT_LLM_COMM_SHARE, ANT_LLM_NODE_UNIT, ANT_LLM_STEP_S } from './generators/ant.js';
+import { edlTrainerJob } from './generators/edl-trainers.js';
 import { optimusPsJob } from './generators/optimus-ps.js';
 import { zipfWeights } from './generators/sampling.js';
 
@@ -16,13 +17,14 @@ export interface GpuMixEntry {
 /**
  * Kinds of synthetic jobs: `batch` (rigid, runs its duration), `allreduce` (rigid synchronous
  * training), `elastic` (all-reduce training that may run from half to twice its workers), `ps`
- * (elastic parameter-server training with a loss curve, ending on convergence) and `llm` (a large
- * elastic all-reduce job of whole nodes that checkpoints).
+ * (elastic parameter-server training with a loss curve, ending on convergence), `llm` (a large
+ * elastic all-reduce job of whole nodes that checkpoints) and `edl` (elastic trainers with a wide
+ * range, as PaddlePaddle EDL schedules them).
  */
-export type SyntheticKind = 'batch' | 'allreduce' | 'elastic' | 'ps' | 'llm';
+export type SyntheticKind = 'batch' | 'allreduce' | 'elastic' | 'ps' | 'llm' | 'edl';
 
 /** Names of the synthetic kinds, in the order above. */
-export const SYNTHETIC_KINDS: readonly SyntheticKind[] = ['batch', 'allreduce', 'elastic', 'ps', 'llm'];
+export const SYNTHETIC_KINDS: readonly SyntheticKind[] = ['batch', 'allreduce', 'elastic', 'ps', 'llm', 'edl'];
 
 /** One entry of the synthetic kind mix. */
 export interface KindMixEntry {
@@ -37,8 +39,10 @@ export interface SyntheticSpec {
   readonly jobs: number;
   /** Mean time between arrivals in seconds (arrivals are Poisson). */
   readonly meanInterarrivalS: number;
-  /** Arrivals start here: the first job arrives at startS + one interarrival. */
+  /** Arrivals start here: the first job after the backlog arrives at startS + one interarrival. */
   readonly startS: number;
+  /** The first `backlog` jobs are all submitted at startS (a queue already waiting when the window opens). */
+  readonly backlog: number;
   /** Median of the log-normal job duration, in seconds. */
   readonly durationMedianS: number;
   /** Log-space standard deviation of the job duration (0 = every job takes the median). */
@@ -106,7 +110,7 @@ interface CommonDraws {
  * Generates the synthetic jobs: Poisson arrivals (stream "arrivals"), clamped log-normal durations
  * (stream "durations"), GPU counts from the weighted mix (stream "job-shapes"), kinds from the kind
  * mix (stream "job-kinds", only with more than one kind), users (stream "users", only with
- * `users` > 0), and each kind's own parameters (streams "ps-jobs", "llm-jobs"); every job draws its
+ * `users` > 0), and each kind's own parameters (streams "ps-jobs", "llm-jobs", "edl-jobs"); every job draws its
  * duration and GPU count even when its kind does not use them, so that changing one parameter does
  * not shift the others. Ids are "syn-00001", ...; `source` is recorded on every job. Throws
  * ConfigError for a GPU count that does not split into whole nodes.
@@ -121,6 +125,7 @@ export function generateSyntheticJobs(spec: SyntheticSpec, streams: RandomStream
   const userStream = spec.users > 0 ? streams.stream('users') : null;
   const psStream = streams.stream('ps-jobs');
   const llmStream = streams.stream('llm-jobs');
+  const edlStream = streams.stream('edl-jobs');
   const weights = spec.gpuMix.map((entry) => entry.weight);
   const kindWeights = spec.kinds.map((entry) => entry.weight);
   const userWeights = zipfWeights(spec.users, SYNTHETIC_USER_ZIPF_EXPONENT);
@@ -128,7 +133,9 @@ export function generateSyntheticJobs(spec: SyntheticSpec, streams: RandomStream
   const jobs: JobSpec[] = [];
   let submitS = spec.startS;
   for (let i = 0; i < spec.jobs; i++) {
-    submitS += arrivals.exponential(arrivalRatePerS);
+    // Backlog jobs draw their gap too, so that the backlog's size does not shift later arrivals' draws.
+    const gapS = arrivals.exponential(arrivalRatePerS);
+    if (i >= spec.backlog) submitS += gapS;
     const drawnS = durations.logNormal(spec.durationMedianS, spec.durationSigma);
     const draws: CommonDraws = {
       id: `syn-${String(i + 1).padStart(5, '0')}`,
@@ -145,6 +152,9 @@ export function generateSyntheticJobs(spec: SyntheticSpec, streams: RandomStream
         break;
       case 'llm':
         jobs.push(llmJob(spec, draws, base, llmStream));
+        break;
+      case 'edl':
+        jobs.push(edlTrainerJob(base, draws.durationS, edlStream, (gpus) => demandOf(spec, gpus)));
         break;
       default:
         jobs.push(gpuMixJob(spec, kind, draws, base));

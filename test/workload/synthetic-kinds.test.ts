@@ -8,6 +8,7 @@ import { nominalStepsPerS } from '../../src/model/speed.js';
 import { presetNames } from '../../src/policies/presets.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { convergenceStep } from '../../src/model/observations.js';
+import { EDL_MAX_FACTOR, EDL_MIN_TRAINERS, EDL_REQUEST_FACTOR, EDL_TRAINER_GPUS } from '../../src/workload/generators/edl-trainers.js';
 import { OPTIMUS_PS_MAX_WORKERS, OPTIMUS_PS_REFERENCE_HOURS } from '../../src/workload/generators/optimus-ps.js';
 import { generateSyntheticJobs, type SyntheticSpec } from '../../src/workload/synthetic.js';
 
@@ -15,6 +16,7 @@ const SPEC: SyntheticSpec = {
   jobs: 2000,
   meanInterarrivalS: 60,
   startS: 0,
+  backlog: 0,
   durationMedianS: 3600,
   durationSigma: 0.9,
   durationMinS: 60,
@@ -72,6 +74,35 @@ describe('synthetic job kinds', () => {
       expect(worker.demand.gpus).toBe(gpus > 8 ? 8 : 1);
       expect(job.elastic).toEqual({ minReplicas: Math.ceil(worker.replicas / 2), maxReplicas: 2 * worker.replicas, unit: 1 });
     }
+  });
+
+  it('edl jobs draw trainer size, minimum and maximum from their tables (shares within 4 binomial sd) and train the drawn duration at twice their minimum', () => {
+    const edl = generate({ kinds: [{ kind: 'edl', weight: 1 }] });
+    const share = (values: number[], value: number) => values.filter((v) => v === value).length / values.length;
+    const sd4 = (p: number) => 4 * Math.sqrt((p * (1 - p)) / edl.length);
+    const trainerGpus = edl.map((j) => j.roles[0]!.demand.gpus);
+    const mins = edl.map((j) => j.elastic!.minReplicas);
+    const factors = edl.map((j) => j.elastic!.maxReplicas / j.elastic!.minReplicas);
+    for (const [values, table] of [[trainerGpus, EDL_TRAINER_GPUS], [mins, EDL_MIN_TRAINERS], [factors, EDL_MAX_FACTOR]] as const) {
+      for (const [value, weight] of table) expect(Math.abs(share(values, value) - weight)).toBeLessThan(sd4(weight));
+    }
+    const plain = generate({ kinds: [{ kind: 'batch', weight: 1 }] });
+    edl.forEach((job, i) => {
+      expect(job.roles[0]!.replicas).toBe(EDL_REQUEST_FACTOR * job.elastic!.minReplicas);
+      expect(job.elastic!.unit).toBe(1);
+      expect(job.totalSteps / nominalStepsPerS(job)).toBeCloseTo(Math.round(plain[i]!.totalSteps), 6);
+      expect(job.roles[0]!.demand.cpuMilli).toBe(SPEC.cpuCoresPerGpu * job.roles[0]!.demand.gpus * 1000);
+    });
+  });
+
+  it('a backlog submits the first jobs at the start and leaves the later arrivals where they were', () => {
+    const without = generate({ startS: 100 });
+    const withBacklog = generate({ startS: 100, backlog: 10 });
+    expect(withBacklog.slice(0, 10).every((j) => j.submitS === 100)).toBe(true);
+    const gapsWithout = without.slice(10).map((j, i) => j.submitS - without[i + 9]!.submitS);
+    const gapsWith = withBacklog.slice(10).map((j, i) => j.submitS - withBacklog[i + 9]!.submitS);
+    gapsWith.slice(1).forEach((gapS, i) => expect(gapS).toBeCloseTo(gapsWithout[i + 1]!, 6));
+    expect(withBacklog.map((j) => j.totalSteps)).toEqual(without.map((j) => j.totalSteps));
   });
 
   it('PS jobs follow the Optimus validation generator: 4 workers + 2 PS, 1-16 workers, loss curves, 1-8 h at the request', () => {

@@ -8,6 +8,7 @@ const SPEC: SyntheticSpec = {
   jobs: 200,
   meanInterarrivalS: 90,
   startS: 0,
+  backlog: 0,
   durationMedianS: 3600,
   durationSigma: 1.2,
   durationMinS: 60,
