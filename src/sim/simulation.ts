@@ -24,6 +24,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import { FaultTracker, type TimelineRow } from './fault-tracker.js';
 import { FaultHandler } from './fault-handler.js';
+import { InvariantChecker, invariantChecksByDefault } from './invariants.js';
 import { isRecoveryPause, JobRuntime, type PauseStep } from './job-runtime.js';
 import { checkShape } from './shape-check.js';
 
@@ -39,7 +40,10 @@ export interface SimResult {
 
 /** Options for tests and tools. */
 export interface SimOptions {
-  /** Re-derive and check all cluster accounting after every instant (slow; for tests). */
+  /**
+   * Check the cluster's accounting, the jobs' phases and time accounting after every instant, and
+   * the summary at the end (an InvariantError on any breach); absent: invariantChecksByDefault().
+   */
   readonly checkInvariants?: boolean;
   /** Use this scheduling policy instead of the preset's (tests and tools). */
   readonly schedulingPolicy?: SchedulingPolicy;
@@ -68,10 +72,11 @@ export class Simulation {
   private readonly faultHandler: FaultHandler;
   private dirty = false;
   private finished = false;
+  private readonly checker: InvariantChecker | null;
 
   constructor(
     private readonly scenario: Scenario,
-    private readonly options: SimOptions = {},
+    options: SimOptions = {},
   ) {
     const stack = presetStack(scenario.policy);
     this.scheduling = options.schedulingPolicy ?? schedulingPolicies[stack.scheduling]!({ userWeights: scenario.userWeights ?? {} });
@@ -84,6 +89,7 @@ export class Simulation {
       this.jobsById.set(job.spec.id, job);
       this.arrivalIndex.set(job, index);
     });
+    this.checker = (options.checkInvariants ?? invariantChecksByDefault()) ? new InvariantChecker(this.jobs, this.cluster) : null;
     this.engine = new Engine<SimEvent>({
       isStale: (event) => this.isStale(event),
       dispatch: (event) => this.dispatch(event),
@@ -164,6 +170,7 @@ export class Simulation {
       faultsByType: this.faults.byType(),
       events: this.engine.dispatched,
     });
+    this.checker?.afterRun(summary, endS);
     return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline };
   }
 
@@ -308,7 +315,7 @@ export class Simulation {
     // Running jobs matter too: elastic ones may grow into capacity a finished job freed.
     if (this.dirty && (this.queued.length > 0 || this.running.length > 0)) this.schedulePass();
     this.dirty = false;
-    if (this.options.checkInvariants) this.cluster.checkInvariants();
+    this.checker?.afterInstant({ nowS: this.engine.nowS, queued: this.queued, running: this.running, endedJobs: this.endedJobs });
   }
 
   private schedulePass(): void {
