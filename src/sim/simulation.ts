@@ -263,11 +263,13 @@ export class Simulation {
 
   /** True when the job would fit the whole installed cluster, empty; cached per job shape. */
   private everFits(job: JobRuntime): boolean {
-    const key = JSON.stringify([job.spec.gpuTypes, job.spec.roles, job.spec.elastic]);
+    const key = JSON.stringify([job.spec.kind, job.spec.gpuTypes, job.spec.roles, job.spec.elastic]);
     let fits = this.everFitsByShape.get(key);
     if (fits === undefined) {
-      const smallest = job.spec.elastic ? job.spec.elastic.minReplicas : undefined;
-      fits = this.placement.place(new CapacityScratch(this.cluster, 'empty'), placementRequestOf(job.spec, smallest)) !== null;
+      // The smallest gang the policy would start it with: an elastic job that fits only below its
+      // requested size would otherwise wait for good under a policy that starts jobs at that size.
+      const smallest = this.scheduling.smallestStart?.(job.spec) ?? placementRequestOf(job.spec);
+      fits = this.placement.place(new CapacityScratch(this.cluster, 'empty'), smallest) !== null;
       this.everFitsByShape.set(key, fits);
     }
     return fits;
@@ -559,7 +561,7 @@ export function simulate(scenario: Scenario, options: SimOptions = {}): SimResul
   return new Simulation(scenario, options).run();
 }
 
-/** A job's checkpoint interval in training seconds, from its spec and, for 'auto', the scenario's fault rates. */
+/** A job's checkpoint interval in training seconds, from its spec and, for 'auto', the scenario's fault rates (at least one nominal step). */
 function checkpointIntervalS(job: JobRuntime, scenario: Scenario, stackSaveS: number | undefined): number {
   const checkpoint = job.spec.checkpoint;
   if (!checkpoint) return Infinity;
@@ -568,5 +570,7 @@ function checkpointIntervalS(job: JobRuntime, scenario: Scenario, stackSaveS: nu
   const gpusPerNode = gpuNodes.length > 0 ? gpuNodes.reduce((sum, n) => sum + n.gpus, 0) / gpuNodes.length : 8;
   const perGpuDay = scenario.faults ? totalRatePerGpuDay(scenario.faults.catalog, gpusPerNode) : 0;
   const failuresPerS = (perGpuDay / 86_400) * Math.max(1, requestedGpus(job.spec));
-  return youngDalyIntervalS(checkpoint.flash ? FLASH_SAVE_BLOCK_S : (stackSaveS ?? checkpoint.saveS), failuresPerS);
+  const intervalS = youngDalyIntervalS(checkpoint.flash ? FLASH_SAVE_BLOCK_S : (stackSaveS ?? checkpoint.saveS), failuresPerS);
+  // A save costing nothing gives an interval of 0: saves are taken at step boundaries, at most one per step.
+  return Math.max(intervalS, 1 / job.nominalRateStepsPerS);
 }
