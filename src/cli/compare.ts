@@ -20,6 +20,7 @@ interface CompareArgs {
   out?: string;
   json?: boolean;
   workers?: number;
+  checkInvariants?: boolean;
 }
 
 /** `dlsim compare SCENARIO --policies a,b,c`: every policy on the same seeds, side by side. */
@@ -35,7 +36,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
       .option('out', { type: 'string', describe: 'folder to write comparison.csv and comparison.json to' })
       .option('json', { type: 'boolean', describe: 'print the comparison as one JSON object' })
-      .option('workers', { type: 'string', coerce: wholeNumberOption('--workers', 1), describe: 'worker threads (default: one per core); results do not depend on it' }) as Argv<CompareArgs>,
+      .option('workers', { type: 'string', coerce: wholeNumberOption('--workers', 1), describe: 'worker threads (default: one per core); results do not depend on it' })
+      .option('check-invariants', { type: 'boolean', describe: 'check every run after every instant and at its end (stops at the first breach, exit 2)' }) as Argv<CompareArgs>,
   handler: async (args: ArgumentsCamelCase<CompareArgs>) => {
     const policies = args.policies.split(',').map((p) => p.trim()).filter((p) => p !== '');
     if (policies.length === 0) throw new ConfigError('--policies', 'name at least one policy');
@@ -54,7 +56,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     const scenario = await loadScenario(args.scenario, { policy: policies[0], seed: args.seed, sets, knownPolicies: known });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
     const seeds = Array.from({ length: args.seeds }, (_, i) => scenario.seed + i);
-    const requests: RunRequest[] = policies.flatMap((policy) => seeds.map((seed) => ({ file: args.scenario, policy, seed, sets })));
+    const requests: RunRequest[] = policies.flatMap((policy) => seeds.map((seed) => ({ file: args.scenario, policy, seed, sets, ...(args.checkInvariants === undefined ? {} : { checkInvariants: args.checkInvariants }) })));
     const startedMs = performance.now();
     const summaries = await runMany(requests, args.workers ?? defaultWorkers(requests.length));
     const wallS = (performance.now() - startedMs) / 1000;

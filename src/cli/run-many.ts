@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { SimError } from '../errors.js';
 import type { RunSummary } from '../metrics/summary.js';
+import { invariantChecksByDefault } from '../sim/invariants.js';
 import { runScenario, type RunRequest } from '../sim/run-scenario.js';
 import type { WorkerResult } from './run-worker.js';
 
@@ -27,7 +28,9 @@ export async function runMany(requests: readonly RunRequest[], workers: number):
     minThreads: workers,
   });
   try {
-    const results = await Promise.all(requests.map((request) => pool.run(request)));
+    // Worker threads do not share this thread's defaults: each request says whether to check invariants.
+    const checkInvariants = invariantChecksByDefault();
+    const results = await Promise.all(requests.map((request) => pool.run({ checkInvariants, ...request })));
     return results.map((result) => {
       if ('userError' in result) throw new SimError(result.userError);
       return result.summary;

@@ -34,7 +34,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
       .option('out', { type: 'string', describe: 'folder to write summary.json and jobs.csv to' })
       .option('json', { type: 'boolean', describe: 'print the summary as one JSON object' })
-      .option('check-invariants', { type: 'boolean', describe: 're-check cluster accounting after every instant (slow)' }) as Argv<RunArgs>,
+      .option('check-invariants', { type: 'boolean', describe: 'check the run after every instant and at its end (stops at the first breach, exit 2)' }) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
     if (args.out !== undefined) checkOutDir(args.out, '--out');
     const scenario = await loadScenario(args.scenario, {

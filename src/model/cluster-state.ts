@@ -53,6 +53,11 @@ export class ClusterState implements ClusterView {
   private allocatedGpuMilliTotal = 0;
   private allocatedCpuMilliTotal = 0;
   private schedulableWholeFree = 0;
+  /** Nodes changed since the last incremental check; null while changes are not tracked. */
+  private changedNodes: Set<number> | null = null;
+  /** Each node's share of the totals as last re-derived, and their sums (incremental check). */
+  private verified: NodeShare[] = [];
+  private verifiedTotals: NodeShare = { gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: 0 };
 
   constructor(spec: ClusterSpec) {
     this.nodes = spec.nodes;
@@ -158,6 +163,7 @@ export class ClusterState implements ClusterView {
 
   /** Changes a node's health; tasks already on a node that goes down stay until the simulation evicts them. */
   setNodeHealth(nodeIndex: number, health: NodeHealth): void {
+    this.changedNodes?.add(nodeIndex);
     const wasSchedulable = this.schedulable(nodeIndex);
     this.health[nodeIndex] = health;
     const delta = (this.schedulable(nodeIndex) ? 1 : 0) - (wasSchedulable ? 1 : 0);
@@ -168,46 +174,143 @@ export class ClusterState implements ClusterView {
   setGpuUp(nodeIndex: number, gpuIndex: number, up: boolean): void {
     const gpus = this.gpuIsUp[nodeIndex]!;
     if (gpus[gpuIndex] === up) return;
+    this.changedNodes?.add(nodeIndex);
     const wasWholeFree = this.isWholeFree(nodeIndex, gpuIndex);
     gpus[gpuIndex] = up;
     this.adjustWholeFree(nodeIndex, (this.isWholeFree(nodeIndex, gpuIndex) ? 1 : 0) - (wasWholeFree ? 1 : 0));
   }
 
-  /** Re-derives every counter from scratch and throws InvariantError if any differs or any capacity is exceeded. */
-  checkInvariants(): void {
-    const gpuUsed = this.nodes.map((n) => new Array<number>(n.gpus).fill(0));
-    const cpuUsed = this.nodes.map(() => 0);
-    const memUsed = this.nodes.map(() => 0);
-    const countsByNode = this.nodes.map(() => new Map<string, number>());
-    for (const [jobId, tasks] of this.tasksByJob) {
-      for (const task of tasks) {
-        countsByNode[task.nodeIndex]!.set(jobId, (countsByNode[task.nodeIndex]!.get(jobId) ?? 0) + 1);
-        for (const g of task.gpuIndices) gpuUsed[task.nodeIndex]![g]! += task.demand.gpuMilli;
-        cpuUsed[task.nodeIndex]! += task.demand.cpuMilli;
-        memUsed[task.nodeIndex]! += task.demand.memMiB;
-        if (this.health[task.nodeIndex] === 'down') {
-          throw new InvariantError(`job ${jobId} holds a task on down node ${this.nodes[task.nodeIndex]!.name}`);
-        }
+  /** Starts recording which nodes change, for `checkChangedNodes` (off unless invariants are checked). */
+  trackChanges(): void {
+    if (this.changedNodes) return;
+    this.changedNodes = new Set();
+    this.verified = this.nodes.map((_, i) => ({ gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: this.schedulable(i) ? this.wholeFree[i]! : 0 }));
+    this.verifiedTotals = { gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: this.schedulableWholeFree };
+    this.checkInvariants();
+  }
+
+  /**
+   * Re-derives the accounting of the nodes that changed since the last call (cost: those nodes and
+   * the tasks of the jobs on them), and the cluster-wide totals from every node's last re-derived
+   * share; throws InvariantError on any difference or exceeded capacity.
+   */
+  checkChangedNodes(): void {
+    const changed = this.changedNodes;
+    if (!changed) throw new InvariantError('checkChangedNodes needs trackChanges first');
+    if (changed.size === 0) return;
+    const jobIds = new Set<string>();
+    for (const i of changed) for (const jobId of this.taskCountsByNode[i]!.keys()) jobIds.add(jobId);
+    const tasks: TaskPlacement[] = [];
+    const counts = new Map<number, Map<string, number>>([...changed].map((i) => [i, new Map()]));
+    for (const jobId of jobIds) {
+      for (const task of this.tasksByJob.get(jobId) ?? []) {
+        const onNode = counts.get(task.nodeIndex);
+        if (!onNode) continue;
+        onNode.set(jobId, (onNode.get(jobId) ?? 0) + 1);
+        tasks.push(task);
+        this.checkNotDown(jobId, task);
       }
     }
-    this.nodes.forEach((node, i) => {
-      const where = `node ${node.name}`;
-      const counts = this.taskCountsByNode[i]!;
-      if (counts.size !== countsByNode[i]!.size || [...counts].some(([jobId, count]) => countsByNode[i]!.get(jobId) !== count)) {
-        throw new InvariantError(`${where}: jobs-on-node index out of step with the tasks held`);
+    const used = this.usageOf(tasks, changed);
+    for (const i of changed) {
+      this.checkIndex(i, counts.get(i)!);
+      const share = this.checkNode(i, used.get(i)!);
+      const before = this.verified[i]!;
+      this.verifiedTotals.gpuMilli += share.gpuMilli - before.gpuMilli;
+      this.verifiedTotals.cpuMilli += share.cpuMilli - before.cpuMilli;
+      this.verifiedTotals.schedulableWholeGpus += share.schedulableWholeGpus - before.schedulableWholeGpus;
+      this.verified[i] = share;
+    }
+    changed.clear();
+    this.checkTotals(this.verifiedTotals);
+  }
+
+  /** Re-derives every counter from scratch and throws InvariantError if any differs or any capacity is exceeded. */
+  checkInvariants(): void {
+    const all = new Set(this.nodes.map((_, i) => i));
+    const countsByNode = this.nodes.map(() => new Map<string, number>());
+    const tasks: TaskPlacement[] = [];
+    for (const [jobId, held] of this.tasksByJob) {
+      for (const task of held) {
+        countsByNode[task.nodeIndex]!.set(jobId, (countsByNode[task.nodeIndex]!.get(jobId) ?? 0) + 1);
+        tasks.push(task);
+        this.checkNotDown(jobId, task);
       }
-      if (cpuUsed[i] !== this.cpuUsedMilli[i] || cpuUsed[i]! > node.cpuMilli) {
-        throw new InvariantError(`${where}: CPU accounting ${this.cpuUsedMilli[i]} vs ${cpuUsed[i]} of ${node.cpuMilli}`);
-      }
-      if (memUsed[i] !== this.memUsedMiB[i] || memUsed[i]! > node.memMiB) {
-        throw new InvariantError(`${where}: memory accounting ${this.memUsedMiB[i]} vs ${memUsed[i]} of ${node.memMiB}`);
-      }
-      gpuUsed[i]!.forEach((used, g) => {
-        if (used !== this.gpuUsedMilli[i]![g] || used > GPU_MILLI) {
-          throw new InvariantError(`${where}: GPU ${g} accounting ${this.gpuUsedMilli[i]![g]} vs ${used}`);
-        }
-      });
+    }
+    const used = this.usageOf(tasks, all);
+    const totals = { gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: 0 };
+    this.nodes.forEach((_, i) => {
+      this.checkIndex(i, countsByNode[i]!);
+      const share = this.checkNode(i, used.get(i)!);
+      totals.gpuMilli += share.gpuMilli;
+      totals.cpuMilli += share.cpuMilli;
+      totals.schedulableWholeGpus += share.schedulableWholeGpus;
     });
+    this.checkTotals(totals);
+  }
+
+  private checkNotDown(jobId: string, task: TaskPlacement): void {
+    if (this.health[task.nodeIndex] === 'down') {
+      throw new InvariantError(`job ${jobId} holds a task on down node ${this.nodes[task.nodeIndex]!.name}`);
+    }
+  }
+
+  /** What the tasks use on each of the given nodes (tasks elsewhere are ignored). */
+  private usageOf(tasks: readonly TaskPlacement[], nodeIndices: ReadonlySet<number>): Map<number, NodeUsage> {
+    const used = new Map<number, NodeUsage>();
+    for (const i of nodeIndices) used.set(i, { gpuMilli: new Array<number>(this.nodes[i]!.gpus).fill(0), cpuMilli: 0, memMiB: 0 });
+    for (const task of tasks) {
+      const usage = used.get(task.nodeIndex);
+      if (!usage) continue;
+      for (const g of task.gpuIndices) usage.gpuMilli[g]! += task.demand.gpuMilli;
+      usage.cpuMilli += task.demand.cpuMilli;
+      usage.memMiB += task.demand.memMiB;
+    }
+    return used;
+  }
+
+  /** Throws unless the node's jobs-on-node index holds exactly these task counts. */
+  private checkIndex(nodeIndex: number, counts: ReadonlyMap<string, number>): void {
+    const index = this.taskCountsByNode[nodeIndex]!;
+    if (index.size !== counts.size || [...index].some(([jobId, count]) => counts.get(jobId) !== count)) {
+      throw new InvariantError(`node ${this.nodes[nodeIndex]!.name}: jobs-on-node index out of step with the tasks held`);
+    }
+  }
+
+  /** Throws unless the node's counters equal what its tasks use, within capacity; returns its share of the totals. */
+  private checkNode(i: number, used: NodeUsage): NodeShare {
+    const node = this.nodes[i]!;
+    const where = `node ${node.name}`;
+    if (used.cpuMilli !== this.cpuUsedMilli[i] || used.cpuMilli > node.cpuMilli) {
+      throw new InvariantError(`${where}: CPU accounting ${this.cpuUsedMilli[i]} vs ${used.cpuMilli} of ${node.cpuMilli}`);
+    }
+    if (used.memMiB !== this.memUsedMiB[i] || used.memMiB > node.memMiB) {
+      throw new InvariantError(`${where}: memory accounting ${this.memUsedMiB[i]} vs ${used.memMiB} of ${node.memMiB}`);
+    }
+    let gpuMilli = 0;
+    let wholeFree = 0;
+    used.gpuMilli.forEach((milli, g) => {
+      if (milli !== this.gpuUsedMilli[i]![g] || milli > GPU_MILLI) {
+        throw new InvariantError(`${where}: GPU ${g} accounting ${this.gpuUsedMilli[i]![g]} vs ${milli}`);
+      }
+      gpuMilli += milli;
+      if (milli === 0 && this.gpuIsUp[i]![g]) wholeFree++;
+    });
+    if (wholeFree !== this.wholeFree[i]) throw new InvariantError(`${where}: free whole GPUs ${this.wholeFree[i]} vs ${wholeFree}`);
+    return { gpuMilli, cpuMilli: used.cpuMilli, schedulableWholeGpus: this.schedulable(i) ? wholeFree : 0 };
+  }
+
+  /** Throws unless the cluster-wide counters equal the sums of the nodes' shares. */
+  private checkTotals(totals: NodeShare): void {
+    if (totals.gpuMilli !== this.allocatedGpuMilliTotal) {
+      throw new InvariantError(`cluster: allocated GPU total ${this.allocatedGpuMilliTotal} vs ${totals.gpuMilli} milli over the nodes`);
+    }
+    if (totals.cpuMilli !== this.allocatedCpuMilliTotal) {
+      throw new InvariantError(`cluster: allocated CPU total ${this.allocatedCpuMilliTotal} vs ${totals.cpuMilli} milli over the nodes`);
+    }
+    if (totals.schedulableWholeGpus !== this.schedulableWholeFree) {
+      throw new InvariantError(`cluster: schedulable free GPUs ${this.schedulableWholeFree} vs ${totals.schedulableWholeGpus} over the nodes`);
+    }
   }
 
   /** Adds `delta` to the job's task count on the node, forgetting the job there at 0. */
@@ -229,6 +332,7 @@ export class ClusterState implements ClusterView {
 
   private apply(task: TaskPlacement, sign: 1 | -1): void {
     const i = task.nodeIndex;
+    this.changedNodes?.add(i);
     for (const g of task.gpuIndices) {
       const wasWholeFree = this.isWholeFree(i, g);
       this.gpuUsedMilli[i]![g]! += sign * task.demand.gpuMilli;
@@ -281,6 +385,20 @@ export class ClusterState implements ClusterView {
       mem.set(i, memUsed);
     }
   }
+}
+
+/** What the tasks on one node use: per GPU (thousandths), CPU (thousandths of a core) and memory. */
+interface NodeUsage {
+  readonly gpuMilli: number[];
+  cpuMilli: number;
+  memMiB: number;
+}
+
+/** One node's share of the cluster-wide totals. */
+interface NodeShare {
+  gpuMilli: number;
+  cpuMilli: number;
+  schedulableWholeGpus: number;
 }
 
 /** True when two tasks are the same placement (same role, node, GPUs and demand). */

@@ -92,6 +92,11 @@ export interface SchedulingPolicy {
   /** When set, the policy is also consulted every this many seconds; it is always consulted after any change while jobs wait or run. */
   readonly tickS?: number;
   schedule(context: SchedulingContext): SchedulingAction[];
+  /**
+   * The smallest gang the policy may ever start the job with (absent: its requested replicas); a job
+   * whose smallest gang does not fit the whole, empty cluster can never start and fails at once.
+   */
+  smallestStart?(spec: JobSpec): PlacementRequest;
 }
 
 /** The replicas of a job at its requested size (worker count overridable for elastic jobs), in role order. */

@@ -52,6 +52,14 @@ export function hardwareSpeedFactor(kind: JobKind, tasks: readonly TaskSpeed[]):
   return (workers > 0 ? workerSum / workers : 1) * slowestPs;
 }
 
+/** Told of every change of a job's phase and every update of its accounting (the invariant checker). */
+export interface JobWatcher {
+  /** The job's accounting is about to be brought up to date, or its phase changed. */
+  touched(job: JobRuntime): void;
+  /** The job left phase `from` for its current phase. */
+  phaseChanged(job: JobRuntime, from: JobPhase): void;
+}
+
 /** Why a job ended without completing. */
 export type FailureReason = 'unschedulable' | 'fault';
 
@@ -60,7 +68,9 @@ export type FailureReason = 'unschedulable' | 'fault';
  * rate, and `advanceTo` brings it up to date before anything about the job changes.
  */
 export class JobRuntime implements JobView {
-  phase: JobPhase = 'waiting';
+  private currentPhase: JobPhase = 'waiting';
+  /** Told of phase changes and updates; null when nobody watches. */
+  watcher: JobWatcher | null = null;
   firstStartS: number | null = null;
   endS: number | null = null;
   failureReason: FailureReason | null = null;
@@ -182,6 +192,17 @@ export class JobRuntime implements JobView {
     }
   }
 
+  /** Where the job is in its life. */
+  get phase(): JobPhase {
+    return this.currentPhase;
+  }
+
+  set phase(next: JobPhase) {
+    const from = this.currentPhase;
+    this.currentPhase = next;
+    this.watcher?.phaseChanged(this, from);
+  }
+
   /** Current speed in steps per second (0 unless running, not paused, not hung, not crashed and not saving). */
   get rateStepsPerS(): number {
     if (this.phase !== 'running' || this.paused || this.hung || this.crashed || this.saving) return 0;
@@ -195,6 +216,7 @@ export class JobRuntime implements JobView {
 
   /** Brings progress and time accounting up to `nowS`. */
   advanceTo(nowS: number): void {
+    this.watcher?.touched(this);
     const dtS = nowS - this.lastUpdateS;
     if (dtS < 0) throw new InvariantError(`job ${this.spec.id}: time went back from ${this.lastUpdateS}s to ${nowS}s`);
     if (this.phase === 'running') {
@@ -287,9 +309,13 @@ export class JobRuntime implements JobView {
     return this.firstStartS === null ? 0 : (this.endS ?? nowS) - this.firstStartS;
   }
 
-  /** Effective training seconds: steps done and kept, times the nominal step time. */
+  /**
+   * Effective training seconds: steps done and kept, times the nominal step time; at most the
+   * seconds trained (a job running faster than at its requested size, on more workers, gains no
+   * more effective time than the time it trained).
+   */
   effectiveS(): number {
-    return this.progressSteps / this.nominalRateStepsPerS;
+    return Math.min(this.progressSteps / this.nominalRateStepsPerS, this.runningS);
   }
 
   /** Seconds the training processes ran: training and checkpoint saves. */

@@ -9,6 +9,8 @@ export interface RunRequest {
   readonly policy: string;
   readonly seed: number;
   readonly sets: readonly string[];
+  /** Check invariants after every instant (absent: invariantChecksByDefault()). */
+  readonly checkInvariants?: boolean;
 }
 
 /** Loads and simulates one run; returns its summary (perf left at zero: timing belongs to the caller). */
@@ -19,5 +21,5 @@ export async function runScenario(request: RunRequest): Promise<RunSummary> {
     sets: request.sets,
     knownPolicies: presetNames(),
   });
-  return simulate(scenario).summary;
+  return simulate(scenario, request.checkInvariants === undefined ? {} : { checkInvariants: request.checkInvariants }).summary;
 }

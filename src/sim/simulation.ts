@@ -24,6 +24,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import { FaultTracker, type TimelineRow } from './fault-tracker.js';
 import { FaultHandler } from './fault-handler.js';
+import { InvariantChecker, invariantChecksByDefault } from './invariants.js';
 import { isRecoveryPause, JobRuntime, type PauseStep } from './job-runtime.js';
 import { checkShape } from './shape-check.js';
 
@@ -39,7 +40,10 @@ export interface SimResult {
 
 /** Options for tests and tools. */
 export interface SimOptions {
-  /** Re-derive and check all cluster accounting after every instant (slow; for tests). */
+  /**
+   * Check the cluster's accounting, the jobs' phases and time accounting after every instant, and
+   * the summary at the end (an InvariantError on any breach); absent: invariantChecksByDefault().
+   */
   readonly checkInvariants?: boolean;
   /** Use this scheduling policy instead of the preset's (tests and tools). */
   readonly schedulingPolicy?: SchedulingPolicy;
@@ -68,10 +72,11 @@ export class Simulation {
   private readonly faultHandler: FaultHandler;
   private dirty = false;
   private finished = false;
+  private readonly checker: InvariantChecker | null;
 
   constructor(
     private readonly scenario: Scenario,
-    private readonly options: SimOptions = {},
+    options: SimOptions = {},
   ) {
     const stack = presetStack(scenario.policy);
     this.scheduling = options.schedulingPolicy ?? schedulingPolicies[stack.scheduling]!({ userWeights: scenario.userWeights ?? {} });
@@ -84,6 +89,7 @@ export class Simulation {
       this.jobsById.set(job.spec.id, job);
       this.arrivalIndex.set(job, index);
     });
+    this.checker = (options.checkInvariants ?? invariantChecksByDefault()) ? new InvariantChecker(this.jobs, this.cluster) : null;
     this.engine = new Engine<SimEvent>({
       isStale: (event) => this.isStale(event),
       dispatch: (event) => this.dispatch(event),
@@ -164,6 +170,7 @@ export class Simulation {
       faultsByType: this.faults.byType(),
       events: this.engine.dispatched,
     });
+    this.checker?.afterRun(summary, endS);
     return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline };
   }
 
@@ -256,11 +263,13 @@ export class Simulation {
 
   /** True when the job would fit the whole installed cluster, empty; cached per job shape. */
   private everFits(job: JobRuntime): boolean {
-    const key = JSON.stringify([job.spec.gpuTypes, job.spec.roles, job.spec.elastic]);
+    const key = JSON.stringify([job.spec.kind, job.spec.gpuTypes, job.spec.roles, job.spec.elastic]);
     let fits = this.everFitsByShape.get(key);
     if (fits === undefined) {
-      const smallest = job.spec.elastic ? job.spec.elastic.minReplicas : undefined;
-      fits = this.placement.place(new CapacityScratch(this.cluster, 'empty'), placementRequestOf(job.spec, smallest)) !== null;
+      // The smallest gang the policy would start it with: an elastic job that fits only below its
+      // requested size would otherwise wait for good under a policy that starts jobs at that size.
+      const smallest = this.scheduling.smallestStart?.(job.spec) ?? placementRequestOf(job.spec);
+      fits = this.placement.place(new CapacityScratch(this.cluster, 'empty'), smallest) !== null;
       this.everFitsByShape.set(key, fits);
     }
     return fits;
@@ -308,7 +317,7 @@ export class Simulation {
     // Running jobs matter too: elastic ones may grow into capacity a finished job freed.
     if (this.dirty && (this.queued.length > 0 || this.running.length > 0)) this.schedulePass();
     this.dirty = false;
-    if (this.options.checkInvariants) this.cluster.checkInvariants();
+    this.checker?.afterInstant({ nowS: this.engine.nowS, queued: this.queued, running: this.running, endedJobs: this.endedJobs });
   }
 
   private schedulePass(): void {
@@ -552,7 +561,7 @@ export function simulate(scenario: Scenario, options: SimOptions = {}): SimResul
   return new Simulation(scenario, options).run();
 }
 
-/** A job's checkpoint interval in training seconds, from its spec and, for 'auto', the scenario's fault rates. */
+/** A job's checkpoint interval in training seconds, from its spec and, for 'auto', the scenario's fault rates (at least one nominal step). */
 function checkpointIntervalS(job: JobRuntime, scenario: Scenario, stackSaveS: number | undefined): number {
   const checkpoint = job.spec.checkpoint;
   if (!checkpoint) return Infinity;
@@ -561,5 +570,7 @@ function checkpointIntervalS(job: JobRuntime, scenario: Scenario, stackSaveS: nu
   const gpusPerNode = gpuNodes.length > 0 ? gpuNodes.reduce((sum, n) => sum + n.gpus, 0) / gpuNodes.length : 8;
   const perGpuDay = scenario.faults ? totalRatePerGpuDay(scenario.faults.catalog, gpusPerNode) : 0;
   const failuresPerS = (perGpuDay / 86_400) * Math.max(1, requestedGpus(job.spec));
-  return youngDalyIntervalS(checkpoint.flash ? FLASH_SAVE_BLOCK_S : (stackSaveS ?? checkpoint.saveS), failuresPerS);
+  const intervalS = youngDalyIntervalS(checkpoint.flash ? FLASH_SAVE_BLOCK_S : (stackSaveS ?? checkpoint.saveS), failuresPerS);
+  // A save costing nothing gives an interval of 0: saves are taken at step boundaries, at most one per step.
+  return Math.max(intervalS, 1 / job.nominalRateStepsPerS);
 }

@@ -1,7 +1,7 @@
 import type { TaskPlacement } from '../../model/allocation.js';
 import type { JobView, SchedulingAction, SchedulingContext, SchedulingPolicy } from '../types.js';
 import { createDrf, queuedCandidate, runningHeld, type DrfOptions } from './drf.js';
-import { capacityOf, drfUser, heldBy, progressiveFill, type DrfCandidate, type UserWeights } from './drf-fill.js';
+import { capacityOf, drfUser, heldBy, minimumRequest, progressiveFill, type DrfCandidate, type UserWeights } from './drf-fill.js';
 
 /**
  * Seconds between full DRF re-allocations: the Optimus paper's scheduling interval (10 minutes,
@@ -30,6 +30,7 @@ export function createDrfDynamic(options: DrfDynamicOptions = {}): SchedulingPol
   let lastFullS: number | null = null;
   return {
     name: 'drf-dynamic',
+    smallestStart: minimumRequest,
     tickS: intervalS,
     schedule(context: SchedulingContext): SchedulingAction[] {
       const due = lastFullS === null || context.nowS >= lastFullS + intervalS - 1e-6;

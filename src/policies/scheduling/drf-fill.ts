@@ -203,7 +203,7 @@ function lowestJob(jobs: readonly DrfCandidate[], capacity: ResourceAmounts): nu
 export function nextRequest(c: DrfCandidate): PlacementRequest | null {
   const { spec } = c;
   const elastic = spec.elastic;
-  if (!c.running && c.planned.length === 0) return requestOf(spec, (role) => minimumReplicas(spec, role));
+  if (!c.running && c.planned.length === 0) return minimumRequest(spec);
   if (elastic === null || c.workers + elastic.unit > elastic.maxReplicas) return null;
   return requestOf(spec, (role) => (role.role === 'worker' ? elastic.unit : role.role === 'ps' ? 1 : 0));
 }
@@ -221,6 +221,11 @@ export function minimumReplicas(spec: JobSpec, role: RoleSpec): number {
     default:
       return assertNever(role.role);
   }
+}
+
+/** A job's first task as a placement request: its requested gang, or an elastic job's minimum (see minimumReplicas). */
+export function minimumRequest(spec: JobSpec): PlacementRequest {
+  return requestOf(spec, (role) => minimumReplicas(spec, role));
 }
 
 function requestOf(spec: JobSpec, count: (role: RoleSpec) => number): PlacementRequest {

@@ -1,5 +1,5 @@
 import type { SchedulingAction, SchedulingContext, SchedulingPolicy } from '../types.js';
-import { capacityOf, heldBy, noResources, progressiveFill, drfUser, type DrfCandidate, type ResourceAmounts, type UserWeights } from './drf-fill.js';
+import { capacityOf, heldBy, minimumRequest, noResources, progressiveFill, drfUser, type DrfCandidate, type ResourceAmounts, type UserWeights } from './drf-fill.js';
 
 export { dominantShare, type ResourceAmounts, type UserWeights } from './drf-fill.js';
 
@@ -20,6 +20,7 @@ export function createDrf(options: DrfOptions = {}): SchedulingPolicy {
   const weights = options.userWeights ?? {};
   return {
     name: 'drf',
+    smallestStart: minimumRequest,
     schedule(context: SchedulingContext): SchedulingAction[] {
       const candidates = context.queued.map((job) => queuedCandidate(job.spec));
       const scratch = context.scratch();

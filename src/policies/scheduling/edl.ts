@@ -47,6 +47,7 @@ export function createEdl(options: EdlOptions = {}): SchedulingPolicy {
   if (!(maxLoad > 0 && maxLoad <= 1)) throw new InvariantError(`edl: maxLoad ${maxLoad} must be in (0, 1]`);
   return {
     name: 'edl',
+    smallestStart: (spec) => placementRequestOf(spec, spec.elastic ? trainerBounds(spec).min : undefined),
     tickS: options.tickS ?? EDL_TICK_S,
     schedule: (context) => planEdl(context, maxLoad),
   };

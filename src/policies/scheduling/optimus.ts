@@ -9,7 +9,7 @@ import {
   scaleAsyncPrior,
   type AsyncSpeedParams,
 } from '../fitting/speed-model.js';
-import { placementRequestOf, type JobView, type SchedulingAction, type SchedulingContext, type SchedulingPolicy } from '../types.js';
+import { placementRequestOf, type JobView, type PlacementRequest, type SchedulingAction, type SchedulingContext, type SchedulingPolicy } from '../types.js';
 import { allocateByMarginalGain, type AllocationJob, type PsShape, type ResourceVector } from './optimus-allocation.js';
 import { EvenSpreadIndex } from './optimus-placement.js';
 
@@ -61,6 +61,15 @@ export interface SpeedEstimate {
 export interface OptimusOptions {
   /** Seconds between full re-plans (default OPTIMUS_TICK_S). */
   readonly tickS?: number;
+}
+
+/** The smallest gang Optimus starts a job with: an elastic PS job's fewest workers (a multiple of its unit) and one PS; any other job's requested gang. */
+function smallestStart(spec: JobSpec): PlacementRequest {
+  if (!isElasticPsJob(spec)) return placementRequestOf(spec);
+  const unit = Math.max(1, spec.elastic!.unit);
+  const workers = Math.max(unit, Math.ceil(spec.elastic!.minReplicas / unit) * unit);
+  const replicas = spec.roles.flatMap((role) => Array.from({ length: role.role === 'worker' ? workers : 1 }, () => ({ role: role.role, demand: role.demand })));
+  return { jobId: spec.id, jobKind: spec.kind, gpuTypes: spec.gpuTypes, replicas };
 }
 
 /**
@@ -164,6 +173,7 @@ export function createOptimus(options: OptimusOptions = {}): SchedulingPolicy {
   return {
     name: 'optimus',
     tickS,
+    smallestStart,
     schedule(context: SchedulingContext): SchedulingAction[] {
       const full = lastFullPlanS === null || context.nowS >= lastFullPlanS + tickS - 1e-6;
       if (full) lastFullPlanS = context.nowS;
