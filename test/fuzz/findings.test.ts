@@ -1,11 +1,12 @@
 /** Defects the input fuzzing found, each pinned by the smallest input that showed it. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, TraceError } from '../../src/errors.js';
 import { presetNames } from '../../src/policies/presets.js';
 import { loadScenario } from '../../src/scenario/load.js';
+import { traceFormats } from '../../src/workload/formats.js';
 import { nativeFormat } from '../../src/workload/formats/native.js';
 import { importTrace } from '../../src/workload/import.js';
 
@@ -72,5 +73,48 @@ describe('scenario files', () => {
     const message = (error as ConfigError).message;
     expect(message).not.toMatch(/[\n\r]/);
     expect(message).toMatch(/^--set "cluster=a\\nb": cluster: expected a mapping/);
+  });
+});
+
+describe('open files', () => {
+  const SAMPLES = join(import.meta.dirname, '../../traces/samples');
+  const inputs: readonly [string, readonly string[]][] = [
+    ['native', ['native/philly.jsonl']],
+    ['philly', ['philly/philly_jobs.csv']],
+    ['philly', ['philly/cluster_job_log.json']],
+    ['helios', ['helios/cluster_log.csv']],
+    ['acme', ['acme/trace_kalos.csv']],
+    ['alibaba-gpu-2023', ['alibaba-gpu-2023/openb_pod_list_sample.csv']],
+    ['alibaba-pai-2020', ['alibaba-pai-2020/pai_job_table.csv', 'alibaba-pai-2020/pai_task_table.csv']],
+  ];
+  /** Open file descriptors of this process (Linux), or null where /proc is absent. */
+  const openFiles = (): number | null => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : null);
+
+  it.each(inputs)('an import of %s stopped early (--limit, or a bad row under --strict) leaves no file open', async (id, names) => {
+    if (openFiles() === null) {
+      console.warn('skipping the open-file check: /proc/self/fd is absent on this system');
+      return;
+    }
+    const format = traceFormats[id]!;
+    const files = names.map((name) => join(SAMPLES, name));
+    const dir = folderWith({});
+    const before = openFiles()!;
+    for (let i = 0; i < 20; i++) {
+      await importTrace(format, files, { limit: 1, strict: false }, join(dir, 'out.jsonl'));
+    }
+    // Let streams that are closing finish.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(openFiles()! - before).toBeLessThan(5);
+  });
+});
+
+describe('file names', () => {
+  it.each(Object.keys(traceFormats))('%s: a file name holding a NUL byte is a ConfigError naming it', async (id) => {
+    const dir = folderWith({});
+    const file = join(dir, 'pai_job_table\u0000.csv');
+    const files = id === 'alibaba-pai-2020' ? [file, join(dir, 'pai_task_table.csv')] : [file];
+    const error = await rejection(importTrace(traceFormats[id]!, files, { limit: Infinity, strict: false }, join(dir, 'out.jsonl')));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toContain(dir);
   });
 });

@@ -4,7 +4,7 @@
  * TraceError whose message is one line naming where the problem is; never another exception and
  * never a leftover temporary file.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -41,13 +41,18 @@ export const casesRun = new Map<string, number>();
 /**
  * Runs `numRuns` cases of `property` from the fuzz seed (offset by `salt`, so the targets of one
  * file draw different cases), each under CASE_TIME_LIMIT_MS. A failing case throws fast-check's
- * report (seed, path, counterexample) with the replay command added.
+ * report (seed, path, counterexample) with the replay command added. The budget stops a case that
+ * waits; one that loops without waiting holds the thread until vitest's test timeout: run with
+ * DLSIM_FUZZ_LOG=file to see the last case started.
  */
 export async function fuzz<T>(target: string, salt: number, numRuns: number, arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<void>): Promise<void> {
   const seed = (fuzzSeed() + salt) | 0;
   let count = 0;
+  // A synchronous hang cannot be timed out: DLSIM_FUZZ_LOG=file records each case before it runs.
+  const log = process.env['DLSIM_FUZZ_LOG'];
   const property = fc.asyncProperty(arbitrary, async (value) => {
     count++;
+    if (log) appendFileSync(log, `${target} #${count}: ${fc.stringify(value)}\n`);
     await check(value);
   });
   try {
