@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, TraceError } from '../../src/errors.js';
 import { presetNames } from '../../src/policies/presets.js';
+import { MAX_REPLICAS } from '../../src/model/limits.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { traceFormats } from '../../src/workload/formats.js';
 import { nativeFormat } from '../../src/workload/formats/native.js';
@@ -116,5 +117,21 @@ describe('file names', () => {
     const error = await rejection(importTrace(traceFormats[id]!, files, { limit: Infinity, strict: false }, join(dir, 'out.jsonl')));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toContain(dir);
+  });
+});
+
+describe('Philly GPU counts', () => {
+  it('a row asking for more GPUs than the largest job could hold (8 per worker x MAX_REPLICAS) is bad at num_gpus, before any worker split', async () => {
+    const dir = folderWith({
+      'philly.csv': 'timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-01 00:00:00,60,1,60,a\n2017-10-01 00:00:00,60,1000003,60,a\n2017-10-01 00:00:00,60,2147483647,60,a\n',
+    });
+    const skipped: TraceError[] = [];
+    const jobs = [];
+    for await (const job of traceFormats['philly']!.readJobs([join(dir, 'philly.csv')], { limit: Infinity, strict: false, onSkip: (e) => skipped.push(e) })) jobs.push(job);
+    expect(jobs).toHaveLength(1);
+    expect(skipped.map((e) => [e.line, e.countKey])).toEqual([
+      [3, `num_gpus: over ${8 * MAX_REPLICAS}`],
+      [4, `num_gpus: over ${8 * MAX_REPLICAS}`],
+    ]);
   });
 });

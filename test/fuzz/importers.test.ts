@@ -17,8 +17,12 @@ function sampleSeed(folder: string, names: readonly string[], maxLines = Infinit
   return {
     files: names.map((name) => {
       const text = readFileSync(join(SAMPLES, folder, name), 'utf8');
-      const lines = text.replace(/\n$/, '').split('\n').slice(0, maxLines);
-      return { name, text: `${lines.join('\n')}\n` };
+      const lines = text.replace(/\n$/, '').split('\n');
+      if (lines.length <= maxLines) return { name, text };
+      const kept = lines.slice(0, maxLines);
+      // A JSON array written one element per line stays an array: its last element loses the comma, "]" closes it.
+      if (kept[0] === '[') return { name, text: `${kept.join('\n').replace(/,$/, '')}\n]\n` };
+      return { name, text: `${kept.join('\n')}\n` };
     }),
   };
 }
