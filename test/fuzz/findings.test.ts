@@ -135,3 +135,19 @@ describe('Philly GPU counts', () => {
     ]);
   });
 });
+
+describe('one-line messages', () => {
+  it('a scenario value holding a line break is shown escaped, keeping the message on one line', async () => {
+    const dir = folderWith({ 's.yaml': `${QUICK}faults:\n  catalog: "ant-2023\\n- false"\n` });
+    const error = await rejection(loadScenario(join(dir, 's.yaml'), { knownPolicies: presetNames() }));
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).not.toMatch(/[\n\r]/);
+    expect(message).toMatch(/s\.yaml:8: faults\.catalog: unknown fault catalog "ant-2023\\n- false"/);
+  });
+
+  it('a TraceError of a file whose name holds a line break stays on one line', () => {
+    const error = new TraceError('a\nb.csv', 3, 'x', 'empty');
+    expect(error.message).toBe('a\\nb.csv:3: x: empty');
+  });
+});
