@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, TraceError } from '../../src/errors.js';
 import { presetNames } from '../../src/policies/presets.js';
+import { loadCatalogFile } from '../../src/faults/catalog.js';
 import { MAX_REPLICAS } from '../../src/model/limits.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { traceFormats } from '../../src/workload/formats.js';
@@ -149,5 +150,12 @@ describe('one-line messages', () => {
   it('a TraceError of a file whose name holds a line break stays on one line', () => {
     const error = new TraceError('a\nb.csv', 3, 'x', 'empty');
     expect(error.message).toBe('a\\nb.csv:3: x: empty');
+  });
+});
+
+describe('fault catalog files', () => {
+  it('an unknown YAML tag in a catalog file is a ConfigError at its line, as in a scenario (not silently dropped)', () => {
+    const dir = folderWith({ 'c.yaml': 'name: c\ndescription: !foo No faults.\ntypes: []\n' });
+    expect(() => loadCatalogFile(join(dir, 'c.yaml'))).toThrow(/c\.yaml:2: .*!foo/);
   });
 });
