@@ -49,6 +49,12 @@ export async function importTrace(
   let stop: TraceError | null = null;
   try {
     try {
+      // Open it before reading: a read that fails at once would otherwise remove the file before it exists.
+      await once(out, 'open');
+    } catch (error) {
+      throw new ConfigError(outFile, `cannot write the output (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    try {
       const read = readCheckedJobs(format, files, { ...options, uniqueIds: true, onSkip: (e) => skipped.add(e) });
       for await (const job of read) {
         if (!out.write(`${nativeLine(job)}\n`)) await once(out, 'drain');

@@ -159,3 +159,16 @@ describe('fault catalog files', () => {
     expect(() => loadCatalogFile(join(dir, 'c.yaml'))).toThrow(/c\.yaml:2: .*!foo/);
   });
 });
+
+describe('temporary files', () => {
+  it('an import that fails at once (files that are not PAI tables) leaves no temporary file behind', async () => {
+    const dir = folderWith({ 'file.txt': 'x\n' });
+    for (let i = 0; i < 5; i++) {
+      const error = await rejection(importTrace(traceFormats['alibaba-pai-2020']!, [join(dir, 'file.txt')], { limit: Infinity, strict: false }, join(dir, 'out')));
+      expect(error).toBeInstanceOf(ConfigError);
+    }
+    // The file system settles what was started.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});
