@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, SimError, TraceError } from '../errors.js';
 import { releaseTemporary, trackTemporary } from '../io/temporaries.js';
@@ -70,7 +70,7 @@ export async function importTrace(
     await once(out, 'finish');
     renameSync(temporary, outFile);
   } catch (error) {
-    out.destroy();
+    await discard(out);
     rmSync(temporary, { force: true });
     throw error;
   } finally {
@@ -78,6 +78,15 @@ export async function importTrace(
   }
   if (stop) throw new ImportStoppedError(stop, jobs, outFile);
   return { jobs, skipped, outFile };
+}
+
+/** Drops a failed import's output stream: a write still pending reports nothing, the file is closed. */
+async function discard(out: WriteStream): Promise<void> {
+  out.on('error', () => undefined);
+  if (out.closed) return;
+  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+  out.destroy();
+  await closed;
 }
 
 /** The error of a read that gave no job: its first bad row, or an empty input. */

@@ -56,7 +56,7 @@ export async function fuzz<T>(target: string, salt: number, numRuns: number, arb
     await check(value);
   });
   try {
-    await fc.assert(property, { seed, numRuns, plugins: [fc.timeout(CASE_TIME_LIMIT_MS)] });
+    await fc.assert(property, { seed, numRuns, includeErrorInReport: true, plugins: [fc.timeout(CASE_TIME_LIMIT_MS)] });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`fuzz target "${target}" failed (fuzz seed ${fuzzSeed()}; replay: DLSIM_FUZZ_SEED=${fuzzSeed()} npx vitest run test/fuzz)\n${message}`, { cause: error });
