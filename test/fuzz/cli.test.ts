@@ -78,8 +78,11 @@ const commandLine = fc.record({
   shuffle: fc.nat(),
 });
 
+/** One drawn command line. */
+type CommandLine = typeof commandLine extends fc.Arbitrary<infer T> ? T : never;
+
 /** The words of a command line for a case folder (which holds tiny.yaml, folder/, file.txt). */
-function argvOf(line: fc.RecordValue<typeof commandLine> extends infer T ? T : never, dir: string): string[] {
+function argvOf(line: CommandLine, dir: string): string[] {
   const path = (word: string): string => (word.startsWith('@') ? join(dir, word.slice(1)) : word);
   const words: string[] = [...line.command];
   const rest: string[][] = line.positionals.map((word) => [path(word)]);
