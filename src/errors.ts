@@ -3,6 +3,11 @@ export class SimError extends Error {
   override name = 'SimError';
 }
 
+/** The text with its line breaks written as \n and \r, so that a message naming a user's value stays one line. */
+export function oneLine(text: string): string {
+  return text.replace(/\r/g, '\\r').replace(/\n/g, '\\n');
+}
+
 /** A user error in a scenario or option, located by file and YAML path (and line when known). */
 export class ConfigError extends SimError {
   override name = 'ConfigError';
@@ -11,7 +16,7 @@ export class ConfigError extends SimError {
     readonly where: string,
     readonly reason: string,
   ) {
-    super(where ? `${where}: ${reason}` : reason);
+    super(oneLine(where ? `${where}: ${reason}` : reason));
   }
 }
 
@@ -29,7 +34,7 @@ export class TraceError extends SimError {
     readonly reason: string,
     readonly value?: string,
   ) {
-    super(`${file}:${line}: ${column}: ${reason}${value === undefined ? '' : ` (${JSON.stringify(value)})`}`);
+    super(oneLine(`${file}:${line}: ${column}: ${reason}${value === undefined ? '' : ` (${JSON.stringify(value)})`}`));
   }
 
   /** The key bad rows are counted by: "column: reason". */

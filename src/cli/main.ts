@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ConfigError } from '../errors.js';
@@ -42,4 +44,15 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(hideBin(process.argv));
+/** True when node was started with this file (also through a link such as node_modules/.bin/dlsim), not when it is imported. */
+function isProgram(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (isProgram()) process.exitCode = await main(hideBin(process.argv));

@@ -352,8 +352,9 @@ export function loadCatalog(name: string): FaultCatalog {
 export function loadCatalogFile(file: string): FaultCatalog {
   const text = readYamlText(file, 'fault catalog file');
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false });
-  const syntaxError = document.errors[0];
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, logLevel: 'silent' });
+  // A warning (an unknown tag, an unsupported YAML version) is as much a problem as an error, as in a scenario.
+  const syntaxError = document.errors[0] ?? document.warnings[0];
   if (syntaxError) {
     throw new ConfigError(`${file}:${lineCounter.linePos(syntaxError.pos[0]).line}`, firstLine(syntaxError.message));
   }

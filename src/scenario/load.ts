@@ -20,8 +20,8 @@ import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, SYNTHETIC_KINDS, type SyntheticSpec } from '../workload/synthetic.js';
 import type { TraceFormat } from '../workload/trace-format.js';
 import { parseDurationS } from './duration.js';
-import { applySet, assignmentPath } from './overrides.js';
-import { firstLine, lineOf, protoKeyPath, readYamlText } from './yaml-file.js';
+import { applySet, assignmentPath, setOption } from './overrides.js';
+import { firstLine, lineOf, protoKeyPath, readYamlText, recursivePath } from './yaml-file.js';
 import {
   type FaultsDoc,
   type JobDoc,
@@ -77,6 +77,11 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
   } catch (error) {
     throw new ConfigError(file, firstLine(error instanceof Error ? error.message : String(error)));
   }
+  const recursive = recursivePath(raw);
+  if (recursive) {
+    const line = lineOf(document, lineCounter, recursive);
+    throw new ConfigError(joinWhere(line === null ? file : `${file}:${line}`, formatYamlPath(recursive)), 'a recursive alias (an anchor used inside itself)');
+  }
   const protoInFile = protoKeyPath(raw);
   if (protoInFile) {
     const line = lineOf(document, lineCounter, protoInFile);
@@ -87,7 +92,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
   for (const assignment of sets) {
     raw = applySet(raw, assignment);
     const protoSet = protoKeyPath(raw);
-    if (protoSet) throw new ConfigError(`--set ${assignment}`, 'the key "__proto__" is not allowed');
+    if (protoSet) throw new ConfigError(setOption(assignment), 'the key "__proto__" is not allowed');
   }
 
   /** Where a problem at `path` is reported: the `--set` that wrote it, else the file with the line when known. */
@@ -96,7 +101,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     const full = unknownKey === undefined ? path : [...path, unknownKey];
     for (let i = sets.length - 1; i >= 0; i--) {
       const assignment = sets[i]!;
-      if (isPrefix(assignmentPath(assignment), full)) return joinWhere(`--set ${assignment}`, shown);
+      if (isPrefix(assignmentPath(assignment), full)) return joinWhere(setOption(assignment), shown);
     }
     const line = lineOf(document, lineCounter, full);
     return joinWhere(line === null ? file : `${file}:${line}`, shown);

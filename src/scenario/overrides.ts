@@ -1,6 +1,7 @@
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { formatYamlPath } from './schema.js';
+import { recursivePath } from './yaml-file.js';
 
 /** One step of a `--set` path: a key, or a list index written `[n]`. */
 interface PathStep {
@@ -24,9 +25,14 @@ function parsePath(pathText: string): PathStep[] | null {
   return steps;
 }
 
+/** How messages name an assignment: `--set path=value`, quoted when it holds a line break or another control character. */
+export function setOption(assignment: string): string {
+  return `--set ${/[\u0000-\u001f\u007f]/.test(assignment) ? JSON.stringify(assignment) : assignment}`;
+}
+
 /** Splits `path=value` at the first "="; throws ConfigError naming the assignment when malformed. */
 function splitAssignment(assignment: string): { steps: PathStep[]; valueText: string } {
-  const where = `--set ${assignment}`;
+  const where = setOption(assignment);
   const equals = assignment.indexOf('=');
   const steps = equals < 0 ? null : parsePath(assignment.slice(0, equals));
   if (steps === null) {
@@ -58,7 +64,7 @@ function describe(value: unknown): string {
  * `--set <assignment>` for a malformed assignment, a path through a scalar or an index out of range.
  */
 export function applySet(raw: unknown, assignment: string): unknown {
-  const where = `--set ${assignment}`;
+  const where = setOption(assignment);
   const { steps, valueText } = splitAssignment(assignment);
   // Silent: a YAML warning (an unknown tag) is reported here, on one line, like an error.
   const document = parseDocument(valueText, { prettyErrors: false, logLevel: 'silent' });
@@ -71,6 +77,7 @@ export function applySet(raw: unknown, assignment: string): unknown {
     const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     throw new ConfigError(where, `the value is not valid YAML: ${message}`);
   }
+  if (recursivePath(value) !== null) throw new ConfigError(where, 'the value is a recursive alias (an anchor used inside itself)');
   const root: unknown = raw === null || raw === undefined ? {} : structuredClone(raw);
   if (!isPlainObject(root)) {
     throw new ConfigError(where, `the scenario is ${describe(root)}, not a mapping`);

@@ -55,6 +55,23 @@ export function lineOf(document: Document, lineCounter: LineCounter, path: YamlP
   return offset === null ? null : lineCounter.linePos(offset).line;
 }
 
+/**
+ * The path of the first value that contains itself (an anchor used inside itself, `a: &x [*x]`),
+ * or null: such a value has no end, and walking it would never stop.
+ */
+export function recursivePath(value: unknown, path: readonly (string | number)[] = [], open = new Set<object>()): (string | number)[] | null {
+  if (typeof value !== 'object' || value === null) return null;
+  if (open.has(value)) return [...path];
+  open.add(value);
+  const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
+  for (const [key, item] of entries) {
+    const found = recursivePath(item, [...path, key], open);
+    if (found) return found;
+  }
+  open.delete(value);
+  return null;
+}
+
 /** The path of the first `__proto__` key in a parsed YAML value, or null: such a key could reach an object's prototype. */
 export function protoKeyPath(value: unknown, path: readonly (string | number)[] = []): (string | number)[] | null {
   if (Array.isArray(value)) {

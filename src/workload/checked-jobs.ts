@@ -1,6 +1,6 @@
 import { TraceError } from '../errors.js';
 import type { JobSpec } from '../model/job-spec.js';
-import { nativeIssue } from './formats/native.js';
+import { nativeIssue, readLocation } from './formats/native.js';
 import type { TraceFormat, TraceReadOptions } from './trace-format.js';
 
 /** Options of readCheckedJobs beyond the bad-row policy. */
@@ -18,7 +18,7 @@ export interface CheckedReadOptions extends TraceReadOptions {
 export async function* readCheckedJobs(format: TraceFormat, files: readonly string[], options: CheckedReadOptions): AsyncGenerator<JobSpec> {
   const seen = options.uniqueIds ? new Set<string>() : null;
   const reject = (job: JobSpec, field: string, reason: string, value?: string): void => {
-    const error = traceErrorAt(job.source, field, reason, value);
+    const error = traceErrorAt(readLocation(job), field, reason, value);
     if (options.strict) throw error;
     options.onSkip(error);
   };
@@ -40,7 +40,7 @@ export async function* readCheckedJobs(format: TraceFormat, files: readonly stri
   }
 }
 
-/** A TraceError at a job's source ("file:line"; a source without a line is reported at line 0). */
+/** A TraceError at where a job was read ("file:line"; a source without a line is reported at line 0). */
 function traceErrorAt(source: string, field: string, reason: string, value?: string): TraceError {
   const match = /^(.*):(\d+)$/.exec(source);
   return match ? new TraceError(match[1]!, Number(match[2]), field, reason, value) : new TraceError(source, 0, field, reason, value);

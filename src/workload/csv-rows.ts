@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, type ReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
 import { ConfigError, TraceError } from '../errors.js';
 import type { TraceReadOptions } from './trace-format.js';
@@ -65,14 +65,15 @@ export type CsvHeader = { readonly kind: 'first-line' } | { readonly kind: 'fixe
  * a different cell count than the header are still passed on: accessors report "missing column".
  */
 export async function* csvRows(file: string, header: CsvHeader): AsyncGenerator<CsvRow> {
-  const input = createReadStream(file);
-  const parser = parse({ relax_column_count: true, skip_empty_lines: true, info: true, bom: true });
-  // pipe() does not pass a read error (a missing file) on: hand it to the parser so the loop throws it.
-  input.on('error', (error) => parser.destroy(error));
-  input.pipe(parser);
+  let input: ReadStream | undefined;
   let columns: Map<string, number> | null =
     header.kind === 'fixed' ? new Map(header.columns.map((name, i) => [name, i])) : null;
   try {
+    input = createReadStream(file);
+    const parser = parse({ relax_column_count: true, skip_empty_lines: true, info: true, bom: true });
+    // pipe() does not pass a read error (a missing file) on: hand it to the parser so the loop throws it.
+    input.on('error', (error) => parser.destroy(error));
+    input.pipe(parser);
     for await (const record of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       if (columns === null) {
         columns = new Map(record.record.map((name, i) => [name.trim(), i]));
@@ -82,6 +83,9 @@ export async function* csvRows(file: string, header: CsvHeader): AsyncGenerator<
     }
   } catch (error) {
     throw fileError(file, error);
+  } finally {
+    // A reader that stops early (a limit, a strict stop) leaves the rest unread: close the file.
+    input?.destroy();
   }
 }
 

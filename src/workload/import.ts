@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, SimError, TraceError } from '../errors.js';
 import { releaseTemporary, trackTemporary } from '../io/temporaries.js';
@@ -49,6 +49,12 @@ export async function importTrace(
   let stop: TraceError | null = null;
   try {
     try {
+      // Open it before reading: a read that fails at once would otherwise remove the file before it exists.
+      await once(out, 'open');
+    } catch (error) {
+      throw new ConfigError(outFile, `cannot write the output (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    try {
       const read = readCheckedJobs(format, files, { ...options, uniqueIds: true, onSkip: (e) => skipped.add(e) });
       for await (const job of read) {
         if (!out.write(`${nativeLine(job)}\n`)) await once(out, 'drain');
@@ -64,7 +70,7 @@ export async function importTrace(
     await once(out, 'finish');
     renameSync(temporary, outFile);
   } catch (error) {
-    out.destroy();
+    await discard(out);
     rmSync(temporary, { force: true });
     throw error;
   } finally {
@@ -72,6 +78,15 @@ export async function importTrace(
   }
   if (stop) throw new ImportStoppedError(stop, jobs, outFile);
   return { jobs, skipped, outFile };
+}
+
+/** Drops a failed import's output stream: a write still pending reports nothing, the file is closed. */
+async function discard(out: WriteStream): Promise<void> {
+  out.on('error', () => undefined);
+  if (out.closed) return;
+  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+  out.destroy();
+  await closed;
 }
 
 /** The error of a read that gave no job: its first bad row, or an empty input. */

@@ -1,5 +1,5 @@
 /** Helpers the CSV/JSON job-log importers share: timestamps, cells, header checks, the two-pass read relative to the earliest submission, the batch job builder and CSV writing. */
-import { createReadStream } from 'node:fs';
+import { createReadStream, type ReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
 import { ConfigError, TraceError } from '../errors.js';
@@ -100,8 +100,9 @@ export function wholeCell(row: CsvRow, column: string): number {
 
 /** The column names of a CSV file's first line (trimmed); [] for an empty file. */
 export async function readCsvHeader(file: string): Promise<string[]> {
+  let input: ReadStream | undefined;
   try {
-    const input = createReadStream(file);
+    input = createReadStream(file);
     const parser = parse({ to_line: 1, bom: true, relax_column_count: true });
     // pipe() does not forward a read error (a missing file): hand it to the parser so the loop throws it.
     input.on('error', (error) => parser.destroy(error));
@@ -110,6 +111,9 @@ export async function readCsvHeader(file: string): Promise<string[]> {
     return [];
   } catch (error) {
     throw fileError(file, error);
+  } finally {
+    // Only the first line is read: close the file.
+    input?.destroy();
   }
 }
 

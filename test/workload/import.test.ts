@@ -47,3 +47,22 @@ describe('importTrace', () => {
     expect(existsSync(out)).toBe(true);
   });
 });
+
+describe('importTrace when the reader fails', () => {
+  it('rejects with the reader\'s error after jobs were written, leaving no temporary file and no stray stream error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dlsim-import-'));
+    const failing = {
+      ...nativeFormat,
+      async *readJobs() {
+        for (let i = 0; i < 50; i++) yield batchJob(`j${i}`, i, 1, 10);
+        throw new Error('reader broke');
+      },
+    };
+    const out = join(dir, 'out.jsonl');
+    const error = await importTrace(failing, ['in.jsonl'], { limit: Infinity, strict: false }, out).catch((e: unknown) => e);
+    expect((error as Error).message).toBe('reader broke');
+    // A write still pending when the stream is dropped would report itself after the rejection.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});

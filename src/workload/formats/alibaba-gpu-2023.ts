@@ -24,7 +24,7 @@
  * Nodes: `sn,cpu_milli,memory_mib,gpu,model`, one NodeSpec per row: name = sn, group = model or
  * "cpu", gpuType = model (null for a node without GPUs), racks of 32 nodes in file order.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, type ReadStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse';
@@ -79,8 +79,9 @@ export const OPENB_POD_SAMPLE_FILE = 'openb_pod_list_sample.csv';
  * read-stream error `pipe` would not pass on to the parser.
  */
 async function headerColumns(file: string): Promise<string[]> {
-  const stream = createReadStream(file);
+  let stream: ReadStream | undefined;
   try {
+    stream = createReadStream(file);
     const parser = parse({ to_line: 1, bom: true, relax_column_count: true });
     stream.on('error', (error) => parser.destroy(error));
     stream.pipe(parser);
@@ -88,7 +89,7 @@ async function headerColumns(file: string): Promise<string[]> {
   } catch (error) {
     throw fileError(file, error);
   } finally {
-    stream.destroy();
+    stream?.destroy();
   }
   throw new ConfigError(file, 'empty file: expected a header row');
 }

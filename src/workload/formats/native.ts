@@ -107,6 +107,14 @@ function nativeRecord(job: JobSpec): NativeJobRecord {
   };
 }
 
+/** The line each job of a native read came from ("file:line"), which its recorded `source` need not be. */
+const readLocations = new WeakMap<JobSpec, string>();
+
+/** Where a job was read: its "file:line" in a native file, else its source (importers record their row there). */
+export function readLocation(job: JobSpec): string {
+  return readLocations.get(job) ?? job.source;
+}
+
 /** Parses one native line into a JobSpec; throws TraceError naming the file, line and field. */
 export function parseNativeLine(text: string, file: string, line: number): JobSpec {
   let value: unknown;
@@ -163,6 +171,7 @@ async function* readNativeJobs(files: readonly string[], options: TraceReadOptio
           options.onSkip(error);
           continue;
         }
+        readLocations.set(job, `${file}:${line}`);
         yield job;
         if (++count >= options.limit) return;
       }

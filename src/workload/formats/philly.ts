@@ -36,6 +36,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, TraceError } from '../../errors.js';
 import type { JobSpec, ReplicaDemand } from '../../model/job-spec.js';
+import { MAX_REPLICAS } from '../../model/limits.js';
 import { writeFileAtomic } from '../../report/atomic-write.js';
 import { convertRow, csvRows, fileError, type CsvRow } from '../csv-rows.js';
 import { jsonArrayItems, type JsonArrayItem } from '../json-array-stream.js';
@@ -44,6 +45,11 @@ import { checkHeader, checkRowComplete, formatTimestamp, isMissingText, parseTim
 
 /** Most GPUs one Philly worker gets: the largest Philly servers have 8. */
 export const PHILLY_GPUS_PER_NODE = 8;
+/**
+ * Most GPUs a Philly job may ask for: 8 per worker times MAX_REPLICAS workers, the most a native
+ * job holds. Checked before phillyWorkers, whose search for a worker count takes time in the GPU count.
+ */
+export const PHILLY_MAX_JOB_GPUS = PHILLY_GPUS_PER_NODE * MAX_REPLICAS;
 /** CPU per GPU in thousandths of a core (Philly records none; a documented default). */
 export const PHILLY_CPU_MILLI_PER_GPU = 4000;
 /** Memory per GPU in MiB (Philly records none; a documented default). */
@@ -79,6 +85,7 @@ function phillyCsvJob(row: CsvRow, header: readonly string[], idPrefix: string):
   const durationS = positiveDurationS(row.nonNegative('duration'));
   const gpus = wholeCell(row, 'num_gpus');
   if (gpus === 0) throw row.error('num_gpus', 'no GPUs', row.text('num_gpus'));
+  if (gpus > PHILLY_MAX_JOB_GPUS) throw row.error('num_gpus', `over ${PHILLY_MAX_JOB_GPUS}`, row.text('num_gpus'));
   const { replicas, gpusPerReplica } = phillyWorkers(gpus);
   const cluster = row.text('cluster');
   return traceBatchJob({
@@ -197,6 +204,7 @@ function phillyLogJob(item: JsonArrayItem, file: string): JobSpec {
     }
   }
   if (largestGpus <= 0) throw job.error('attempts.detail', 'no GPUs');
+  if (largestGpus > PHILLY_MAX_JOB_GPUS) throw job.error('attempts.detail', `over ${PHILLY_MAX_JOB_GPUS}`, String(largestGpus));
   const perHost = largest.hostGpus[0]!;
   const layout = largest.hostGpus.every((n) => n === perHost)
     ? { replicas: largest.hostGpus.length, gpusPerReplica: perHost }
