@@ -1,17 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dlsim } from '../cli-run.js';
 
-const ROOT = join(import.meta.dirname, '../..');
 const DIR = mkdtempSync(join(tmpdir(), 'dlsim-bench-cli-'));
 afterAll(() => rmSync(DIR, { recursive: true, force: true }));
-
-function dlsim(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), ...args], { encoding: 'utf8', cwd: ROOT });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
 
 /** A small cluster with one elastic job under 10x Ant's fault rates, run under fifo and dlrover. */
 const SCENARIO = `name: recovery-days

@@ -1,17 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, statSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CLI, dlsim } from '../cli-run.js';
 
-const CLI = join(import.meta.dirname, '../../dist/cli/main.js');
 
 /** Runs the built CLI and returns exit code, stdout and stderr. */
-function dlsim(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: join(import.meta.dirname, '../..') });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
 function withoutPerf(json: string): unknown {
   const { perf, ...rest } = JSON.parse(json) as Record<string, unknown>;
   expect(perf).toBeDefined();

@@ -1,15 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { dlsim } from '../cli-run.js';
 
-const ROOT = join(import.meta.dirname, '../..');
-
-function dlsim(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), ...args], { encoding: 'utf8', cwd: ROOT });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
 
 describe('dlsim compare', () => {
   it('writes comparison.csv and comparison.json, and the result does not depend on the worker count', () => {

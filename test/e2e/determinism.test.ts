@@ -1,19 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dlsim } from '../cli-run.js';
 
-const ROOT = join(import.meta.dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'dlsim-determinism-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Runs the built CLI (npm test builds it first) in a process of its own. */
-function dlsim(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), ...args], { encoding: 'utf8', cwd: ROOT });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
 /** The default scenario cut to 60 jobs, with faults at 20 times the ant-2023 rates, under DLRover recovery, seed 3. */
 const SCENARIO = ['scenarios/default.yaml', '--set', 'workload.synthetic.jobs=60', '--set', 'faults.scale=20'];
 const SEED = 3;

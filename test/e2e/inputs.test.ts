@@ -1,31 +1,16 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CLI, dlsim, folderWith } from '../cli-run.js';
 
-const ROOT = join(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'dist/cli/main.js');
 
 /** Runs the built CLI and returns exit code, stdout and stderr. */
-function dlsim(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: ROOT });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
 /** Asserts a user error: exit 1 and exactly one stderr line matching `pattern`. */
 function expectOneLineError(result: ReturnType<typeof dlsim>, pattern: RegExp): void {
   expect(result.code).toBe(1);
   const lines = result.stderr.trimEnd().split('\n');
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(pattern);
-}
-
-/** A fresh folder with the given files; returns its path. */
-function folderWith(files: Record<string, string | Buffer>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dlsim-inputs-'));
-  for (const [name, contents] of Object.entries(files)) writeFileSync(join(dir, name), contents);
-  return dir;
 }
 
 const CLUSTER = 'cluster:\n  nodes:\n    - { count: 4, gpus: 8, gpuType: V100, cpuCores: 96, memGiB: 512 }\n';

@@ -3,17 +3,11 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CLI, ROOT, dlsim } from '../cli-run.js';
 
-const ROOT = join(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'dist/cli/main.js');
 const PHILLY_SAMPLE = join(ROOT, 'traces/samples/philly/philly_jobs.csv');
 
 /** Runs the built CLI and returns exit code, stdout and stderr. */
-function dlsim(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: ROOT });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
 /** Asserts a user error: exit 1 and exactly one stderr line containing `text`. */
 function expectOneLineError(result: ReturnType<typeof dlsim>, text: string | RegExp): void {
   expect(result.code).toBe(1);

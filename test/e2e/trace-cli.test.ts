@@ -1,18 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sharedTrace } from '../shared-traces.js';
+import { ROOT, dlsim } from '../cli-run.js';
 
-const ROOT = join(import.meta.dirname, '../..');
 const pods = sharedTrace('alibaba-gpu-v2023/openb_pod_list_default.csv');
 const nodeList = sharedTrace('alibaba-gpu-v2023/openb_node_list_gpu_node.csv');
-
-function dlsim(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), ...args], { encoding: 'utf8', cwd: ROOT });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
 
 /** A copy of the Philly sample with three bad rows: text in a number, a negative duration, a short row. */
 function badPhillyCsv(): string {

@@ -1,6 +1,5 @@
 /** Defects the input fuzzing found, each pinned by the smallest input that showed it. */
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, TraceError } from '../../src/errors.js';
@@ -11,23 +10,7 @@ import { loadScenario } from '../../src/scenario/load.js';
 import { traceFormats } from '../../src/workload/formats.js';
 import { nativeFormat } from '../../src/workload/formats/native.js';
 import { importTrace } from '../../src/workload/import.js';
-
-/** A fresh folder with the given files; returns its path. */
-function folderWith(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dlsim-findings-'));
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return dir;
-}
-
-/** The error a promise rejects with (fails the test when it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
+import { folderWith, rejection } from '../cli-run.js';
 
 const QUICK = `cluster:
   nodes:

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, TraceError } from '../../src/errors.js';
 import { jsonArrayItems, type JsonArrayItem } from '../../src/workload/json-array-stream.js';
+import { rejection } from '../cli-run.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -25,15 +26,6 @@ async function items(file: string): Promise<JsonArrayItem[]> {
   const out: JsonArrayItem[] = [];
   for await (const item of jsonArrayItems(file)) out.push(item);
   return out;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('jsonArrayItems', () => {
