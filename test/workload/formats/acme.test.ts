@@ -6,7 +6,8 @@ import { ConfigError } from '../../../src/errors.js';
 import { acmeFormat } from '../../../src/workload/formats/acme.js';
 import { acmeSampleJobs, OTHER_SAMPLE_DIRS, writeOtherSamples } from '../../../src/workload/samples/others.js';
 import type { TraceReadOptions } from '../../../src/workload/trace-format.js';
-import { SAMPLES, readAllJobs, rejection, withoutSource, writeLines } from './format-helpers.js';
+import { SAMPLES, readAllJobs, withoutSource, writeLines } from './format-helpers.js';
+import { rejection } from '../../cli-run.js';
 
 const SEREN_HEADER = 'job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time';
 const KALOS_HEADER =

@@ -8,7 +8,8 @@ import { alibabaGpu2023Format, OPENB_POD_SAMPLE_FILE } from '../../../src/worklo
 import { alibabaGpuSampleCluster, alibabaGpuSampleJobs, GPU_2023_SAMPLE_DIR, OPENB_NODE_SAMPLE_FILE, writeAlibabaSamples } from '../../../src/workload/samples/alibaba.js';
 import type { TraceReadOptions } from '../../../src/workload/trace-format.js';
 import { sharedTrace } from '../../shared-traces.js';
-import { readAllJobs, rejection, writeLines } from './format-helpers.js';
+import { readAllJobs, writeLines } from './format-helpers.js';
+import { rejection } from '../../cli-run.js';
 
 const HEADER = 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time';
 

@@ -14,7 +14,8 @@ import {
 } from '../../../src/workload/samples/alibaba.js';
 import type { TraceReadOptions } from '../../../src/workload/trace-format.js';
 import { sharedTrace } from '../../shared-traces.js';
-import { readAllJobs, rejection } from './format-helpers.js';
+import { readAllJobs } from './format-helpers.js';
+import { rejection } from '../../cli-run.js';
 
 let root: string;
 let caseCount = 0;

@@ -27,16 +27,6 @@ export async function readAllJobs(
   return { jobs, skipped };
 }
 
-/** The error a promise rejects with (fails the test when it resolves). */
-export async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
-
 /** A job without its `source` (which names the file and line it was read from). */
 export function withoutSource(job: JobSpec): Omit<JobSpec, 'source'> {
   const { source: _source, ...rest } = job;

@@ -7,7 +7,8 @@ import { formatTimestamp, parseTimestampS } from '../../../src/workload/trace-ro
 import { heliosFormat } from '../../../src/workload/formats/helios.js';
 import { heliosSampleJobs, OTHER_SAMPLE_DIRS, writeOtherSamples } from '../../../src/workload/samples/others.js';
 import type { TraceReadOptions } from '../../../src/workload/trace-format.js';
-import { SAMPLES, readAllJobs, rejection, withoutSource, writeLines } from './format-helpers.js';
+import { SAMPLES, readAllJobs, withoutSource, writeLines } from './format-helpers.js';
+import { rejection } from '../../cli-run.js';
 
 const HEADER = 'job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue';
 let dir: string;

@@ -9,7 +9,8 @@ import { phillyFormat, phillyWorkers } from '../../../src/workload/formats/phill
 import { OTHER_SAMPLE_DIRS, phillySampleJobs, writeOtherSamples } from '../../../src/workload/samples/others.js';
 import type { TraceReadOptions } from '../../../src/workload/trace-format.js';
 import { sharedTrace } from '../../shared-traces.js';
-import { SAMPLES, readAllJobs, rejection, withoutSource, writeLines } from './format-helpers.js';
+import { SAMPLES, readAllJobs, withoutSource, writeLines } from './format-helpers.js';
+import { rejection } from '../../cli-run.js';
 
 const HEADER = 'timestamp,duration,num_gpus,gpu_time,cluster';
 let dir: string;
