@@ -14,7 +14,8 @@ import type { PlacementPolicy } from '../policies/types.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import type { FaultTracker } from './fault-tracker.js';
-import { hardwareSpeedFactor, type JobRuntime, type PauseStep } from './job-runtime.js';
+import type { JobControl } from './job-control.js';
+import type { JobRuntime, PauseStep } from './job-runtime.js';
 
 /** Seconds a healthy node takes for the node check's GEMM + allgather test. */
 const NODE_TEST_S = 10;
@@ -26,40 +27,15 @@ interface PendingCrash {
   hardwareLost: boolean;
 }
 
-/** What the fault handler needs from the simulation it serves. */
-export interface FaultHost {
+/** What the fault handler works with. */
+export interface FaultHandlerSetup {
   readonly engine: Engine<SimEvent>;
   readonly cluster: ClusterState;
   readonly scenario: Scenario;
   readonly placement: PlacementPolicy;
   readonly recovery: RecoveryPolicy;
   readonly tracker: FaultTracker;
-  /** Running jobs in start order (the simulation's own list). */
-  readonly running: readonly JobRuntime[];
-  /** The job with this id. */
-  job(jobId: string): JobRuntime;
-  /** Position of a running job in the running list's order (larger = started later). */
-  startOrder(job: JobRuntime): number;
-  /** True while some job has not ended (faults after that change nothing). */
-  jobsRemain(): boolean;
-  /** Asks for a scheduling pass at the end of the instant. */
-  markDirty(): void;
-  /** Counts a job that ended for good. */
-  jobEnded(): void;
-  /** Appends a job to the queue (a resubmission). */
-  enqueue(job: JobRuntime): void;
-  /** Puts a job back in the queue in submission order. */
-  requeue(job: JobRuntime): void;
-  /** Pauses a running job's training for the steps given; returns the pause's length in seconds. */
-  pause(job: JobRuntime, steps: readonly PauseStep[]): number;
-  /** Recomputes a job's rate and reschedules its finish and checkpoint. */
-  refreshRate(job: JobRuntime): void;
-  /** Reads a job's shape from what it holds. */
-  takeShape(job: JobRuntime): void;
-  /** Releases everything a running job holds and takes it off the running list. */
-  stopRunning(job: JobRuntime): void;
-  /** Records the speed the job measured at its current shape. */
-  recordSpeedSample(job: JobRuntime): void;
+  readonly control: JobControl;
 }
 
 /**
@@ -74,9 +50,10 @@ export class FaultHandler {
   private readonly placement: PlacementPolicy;
   private readonly recovery: RecoveryPolicy;
   private readonly faults: FaultTracker;
+  private readonly control: JobControl;
   private readonly injector: RateInjector | null;
   /** Broken GPUs and networks the scheduler cannot see yet (the node looks healthy) until isolated. */
-  private readonly hidden = new Set<FaultOccurrence>();
+  private readonly hidden: Set<FaultOccurrence>;
   /** Replayed faults: the trace fixes when the hardware is back, however late the fault is located. */
   private readonly endsAtTraceTime = new WeakSet<FaultOccurrence>();
   /** How often each pod's lineage was relaunched after a failure (pods that never were: absent). */
@@ -86,15 +63,17 @@ export class FaultHandler {
   /** Jobs that crashed in the current instant, in crash order, awaiting their recovery at its end. */
   private readonly crashed = new Map<JobRuntime, PendingCrash>();
 
-  constructor(private readonly host: FaultHost) {
-    this.engine = host.engine;
-    this.cluster = host.cluster;
-    this.scenario = host.scenario;
-    this.placement = host.placement;
-    this.recovery = host.recovery;
-    this.faults = host.tracker;
-    const setup = host.scenario.faults;
-    this.injector = setup && setup.catalog.types.length > 0 ? new RateInjector(setup.catalog, host.scenario.cluster, new RandomStreams(host.scenario.seed)) : null;
+  constructor(setup: FaultHandlerSetup) {
+    this.engine = setup.engine;
+    this.cluster = setup.cluster;
+    this.scenario = setup.scenario;
+    this.placement = setup.placement;
+    this.recovery = setup.recovery;
+    this.faults = setup.tracker;
+    this.control = setup.control;
+    this.hidden = setup.tracker.hidden;
+    const faults = setup.scenario.faults;
+    this.injector = faults && faults.catalog.types.length > 0 ? new RateInjector(faults.catalog, setup.scenario.cluster, new RandomStreams(setup.scenario.seed)) : null;
   }
 
   /** Schedules the first rate-injected fault and the first replayed one. */
@@ -111,17 +90,13 @@ export class FaultHandler {
 
   /** A crashed job joins the queue again (at its end, like a new submission). */
   onResubmit(job: JobRuntime, rescheduleS: number): void {
-    job.advanceTo(this.engine.nowS);
-    job.phase = 'queued';
-    job.restartPause = this.restartSteps(job, { kind: 'rescheduling', seconds: rescheduleS });
-    this.host.enqueue(job);
+    this.control.resubmit(job, this.restartSteps(job, { kind: 'rescheduling', seconds: rescheduleS }));
     this.faults.log({ timeS: this.engine.nowS, event: 'job-resubmitted', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: '' });
-    this.host.markDirty();
   }
 
   /** Schedules the next rate-injected fault while jobs remain (after that, faults change nothing). */
   private scheduleRateFault(): void {
-    if (!this.injector || !this.host.jobsRemain()) return;
+    if (!this.injector || !this.control.jobsRemain()) return;
     const next = this.injector.next();
     if (next) this.engine.scheduleAt(Math.max(next.timeS, this.engine.nowS), { kind: 'fault', occurrence: next, replayIndex: null });
   }
@@ -132,7 +107,7 @@ export class FaultHandler {
       this.scheduleRateFault();
     } else {
       const next = this.scenario.faults!.replay[replayIndex + 1];
-      if (next && this.host.jobsRemain()) {
+      if (next && this.control.jobsRemain()) {
         this.engine.scheduleAt(Math.max(next.timeS, this.engine.nowS), { kind: 'fault', occurrence: next, replayIndex: replayIndex + 1 });
       }
     }
@@ -178,7 +153,7 @@ export class FaultHandler {
         this.faults.slowDown(nodeIndex, gpuIndex, effect.factor);
         this.takeEffect(occurrence);
         for (const job of victims) job.meetFault(this.engine.nowS);
-        this.refreshHardwareFactors(victims);
+        this.control.refreshHardwareFactors(victims);
         this.scheduleRepair(occurrence);
         return;
       default:
@@ -222,29 +197,10 @@ export class FaultHandler {
     else this.onRepair(occurrence);
   }
 
-  /** The hidden broken hardware under a job's tasks, if any. */
-  private brokenUnder(tasks: readonly TaskPlacement[]): FaultOccurrence | null {
-    for (const occurrence of this.hidden) {
-      const onNode = tasks.filter((t) => t.nodeIndex === occurrence.nodeIndex);
-      if (onNode.length === 0) continue;
-      if (occurrence.type.effect.kind !== 'gpu-down') return occurrence;
-      if (onNode.some((t) => t.gpuIndices.includes(occurrence.gpuIndex ?? 0))) return occurrence;
-    }
-    return null;
-  }
-
   /** A job that starts training on broken hardware crashes at once. */
   onBrokenStart(job: JobRuntime): void {
-    const occurrence = this.brokenUnder(this.cluster.tasksOf(job.spec.id) ?? []);
+    const occurrence = this.faults.brokenUnder(this.cluster.tasksOf(job.spec.id) ?? []);
     if (occurrence) this.crash(job, occurrence, 'it started on broken hardware');
-  }
-
-  /** Checks, once the instant's actions are applied, whether a job begins training on broken hardware. */
-  checkBrokenStart(job: JobRuntime): void {
-    if (this.hidden.size === 0 || job.paused) return;
-    if (this.brokenUnder(this.cluster.tasksOf(job.spec.id) ?? [])) {
-      this.engine.scheduleAt(this.engine.nowS, { kind: 'job-broken', jobId: job.spec.id, epoch: job.epoch });
-    }
   }
 
   /** Undoes what a fault did to the hardware once it is repaired. */
@@ -254,7 +210,7 @@ export class FaultHandler {
     // A replayed fault nobody located yet: the trace says the hardware is back, so it stops being broken.
     if (this.hidden.delete(occurrence)) {
       this.logFault('repair', occurrence, '', 'back before it was located');
-      this.host.markDirty();
+      this.control.markDirty();
       return;
     }
     switch (effect.kind) {
@@ -267,7 +223,7 @@ export class FaultHandler {
         break;
       case 'slowdown':
         this.faults.slowdownRepaired(nodeIndex, gpuIndex, effect.factor);
-        this.refreshHardwareFactors(this.jobsOn(nodeIndex, gpuIndex));
+        this.control.refreshHardwareFactors(this.jobsOn(nodeIndex, gpuIndex));
         // A straggler the node check cordoned is healthy again once its last slowdown is repaired.
         if (this.cluster.nodeHealth(nodeIndex) === 'cordoned' && !this.faults.nodeSlowed(nodeIndex)) {
           this.cluster.setNodeHealth(nodeIndex, 'up');
@@ -281,7 +237,7 @@ export class FaultHandler {
         assertNever(effect);
     }
     this.logFault('repair', occurrence, '', '');
-    this.host.markDirty();
+    this.control.markDirty();
   }
 
   /** A hang stalls a training job, holding its resources, until its watchdog fires. */
@@ -291,7 +247,7 @@ export class FaultHandler {
     if (job.hung) return;
     job.hung = true;
     job.hangs++;
-    this.host.refreshRate(job);
+    this.control.refreshRate(job);
     this.logFault('job-hang', occurrence, job.spec.id, 'training stalls until the watchdog fires');
     const timeoutS = Math.min(this.scenario.faults!.hangTimeoutS, this.recovery.hangTimeoutS ?? Infinity);
     this.engine.scheduleAt(this.engine.nowS + timeoutS, { kind: 'job-hang-timeout', jobId: job.spec.id, hang: job.hangs });
@@ -323,8 +279,8 @@ export class FaultHandler {
     job.crashed = true;
     job.paused = false;
     job.hung = false;
-    this.host.refreshRate(job);
-    this.host.markDirty();
+    this.control.refreshRate(job);
+    this.control.markDirty();
   }
 
   /** Recovers each job that crashed in this instant, once, in crash order (a recovery may crash more jobs). */
@@ -355,14 +311,12 @@ export class FaultHandler {
       oom: oomed && { role: oomed.role, memMiB: oomed.demand.memMiB },
     };
     const plan = this.recovery.onCrash(job, cause, nowS);
-    this.host.markDirty();
+    this.control.markDirty();
     switch (plan.kind) {
       case 'fail':
         return this.fail(job, faultType, plan.why);
       case 'resubmit':
-        job.restarts++;
-        this.host.stopRunning(job);
-        job.phase = 'waiting';
+        this.control.stopForResubmission(job);
         this.engine.scheduleAt(nowS + plan.detectS, { kind: 'job-resubmit', jobId: job.spec.id, rescheduleS: plan.rescheduleS });
         return;
       case 'in-place':
@@ -375,21 +329,14 @@ export class FaultHandler {
   /** Ends a running job for good after a fault: even its checkpointed work is lost. */
   private fail(job: JobRuntime, faultType: string, why: string): void {
     const nowS = this.engine.nowS;
-    this.host.stopRunning(job);
-    job.lostSteps += job.progressSteps;
-    if (job.baseRateStepsPerS > 0) job.lostGpuS += (job.progressSteps / job.baseRateStepsPerS) * job.gpusWhenRunning;
-    job.progressSteps = 0;
-    job.phase = 'failed';
-    job.failureReason = 'fault';
-    job.endS = nowS;
-    this.host.jobEnded();
+    this.control.failAfterFault(job);
     this.faults.log({ timeS: nowS, event: 'job-failed', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `recovery ${this.recovery.name}: ${why}` });
   }
 
   /** True when the node, or one of the GPUs the tasks use on it, is down or broken. */
   private lostHardware(nodeIndex: number, tasks: readonly TaskPlacement[]): boolean {
     if (this.cluster.nodeHealth(nodeIndex) === 'down') return true;
-    if (this.brokenUnder(tasks.filter((t) => t.nodeIndex === nodeIndex))) return true;
+    if (this.faults.brokenUnder(tasks.filter((t) => t.nodeIndex === nodeIndex))) return true;
     return tasks.some((t) => t.nodeIndex === nodeIndex && t.gpuIndices.some((g) => !this.cluster.gpuUp(nodeIndex, g)));
   }
 
@@ -467,19 +414,15 @@ export class FaultHandler {
         job.growBackPause = this.restartSteps(job, { kind: 'rescheduling', seconds: plan.scaleDownS });
         detail = `scaled down to ${(this.cluster.tasksOf(job.spec.id) ?? []).filter((t) => t.role === 'worker').length} workers`;
       } else {
-        job.restarts++;
-        this.host.stopRunning(job);
-        job.phase = 'queued';
         // Detection and the node check are paid like in any recovery, when the job starts again.
-        job.restartPause = this.restartSteps(job, ...steps, { kind: 'rescheduling', seconds: plan.replaceS });
-        this.host.requeue(job);
+        this.control.requeueAfterCrash(job, this.restartSteps(job, ...steps, { kind: 'rescheduling', seconds: plan.replaceS }));
         this.faults.log({ timeS: nowS, event: 'job-waiting', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: 'no healthy capacity: queued' });
         return;
       }
     }
     job.restarts++;
-    this.host.takeShape(job);
-    const pauseS = this.host.pause(job, this.restartSteps(job, ...steps));
+    this.control.takeShape(job);
+    const pauseS = this.control.pause(job, this.restartSteps(job, ...steps));
     this.faults.log({ timeS: nowS, event: 'job-recovering', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `${detail}; training resumes in ${Math.round(pauseS)} s` });
   }
 
@@ -489,32 +432,14 @@ export class FaultHandler {
     return oomed ? { ...task.demand, memMiB: Math.max(task.demand.memMiB, plan.relaunchMemMiB!) } : task.demand;
   }
 
-  /** The training processes (re)started: a pod with less memory than its role uses is OOM-killed `sim.oomAfter` into training. */
-  onTrainingStart(job: JobRuntime): void {
-    job.trainingStarts++;
-    if (this.shortOfMemory(job)) {
-      this.engine.scheduleAt(this.engine.nowS + this.scenario.params.oomAfterS, { kind: 'job-oom', jobId: job.spec.id, trainingStart: job.trainingStarts });
-    }
-  }
-
   /** The OOM killer ends the first pod of the job that has less memory than its role uses. */
   onOom(job: JobRuntime): void {
-    const task = this.shortOfMemory(job);
+    const task = this.control.shortOfMemory(job);
     if (!task) return;
     const useMiB = job.spec.roles.find((r) => r.role === task.role)!.memUseMiB!;
     const detail = `${task.role} pod with ${task.demand.memMiB / 1024} GiB uses ${useMiB / 1024} GiB`;
     this.faults.log({ timeS: this.engine.nowS, event: 'job-oom', faultType: '', node: this.cluster.nodes[task.nodeIndex]!.name, gpu: null, jobId: job.spec.id, detail });
     this.crash(job, null, 'OOM-killed', task);
-  }
-
-  /** The job's first pod with less memory than its role uses, if any. */
-  private shortOfMemory(job: JobRuntime): TaskPlacement | null {
-    if (!job.spec.roles.some((r) => r.memUseMiB !== undefined)) return null;
-    for (const task of this.cluster.tasksOf(job.spec.id) ?? []) {
-      const useMiB = job.spec.roles.find((r) => r.role === task.role)?.memUseMiB;
-      if (useMiB !== undefined && task.demand.memMiB < useMiB) return task;
-    }
-    return null;
   }
 
   /** Gives each replacement pod the relaunch count of the pod it replaces, plus one (role by role). */
@@ -544,7 +469,7 @@ export class FaultHandler {
 
   /** Grows jobs that recovery shrank back towards their requested workers, a node unit at a time, as capacity returns. */
   growBack(): void {
-    for (const job of this.host.running) {
+    for (const job of this.control.running) {
       if (job.growBackPause === null || job.paused) continue;
       const elastic = job.spec.elastic!;
       const requested = job.spec.roles.find((r) => r.role === 'worker')!;
@@ -562,37 +487,16 @@ export class FaultHandler {
       }
       if (add.length === 0) continue;
       job.advanceTo(this.engine.nowS);
-      this.host.recordSpeedSample(job);
+      this.control.recordSpeedSample(job);
       this.cluster.allocate(job.spec.id, add);
-      this.host.takeShape(job);
+      this.control.takeShape(job);
       const steps = job.growBackPause;
       if (job.workers >= Math.min(requested.replicas, elastic.maxReplicas)) {
         job.growBackPause = null;
         job.shrunkByRecovery = false;
       }
-      this.host.pause(job, steps);
+      this.control.pause(job, steps);
       this.faults.log({ timeS: this.engine.nowS, event: 'job-scaled-up', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `back to ${job.workers} workers` });
-    }
-  }
-
-  /** Speed factor of the hardware a job holds (its unrepaired slowdowns, as its kind combines them); 1 when it holds none. */
-  hardwareFactorOf(job: JobRuntime): number {
-    const tasks = this.cluster.tasksOf(job.spec.id) ?? [];
-    return hardwareSpeedFactor(
-      job.spec.kind,
-      tasks.map((t) => ({ role: t.role, factor: this.faults.speedFactor(t.nodeIndex, t.gpuIndices) })),
-    );
-  }
-
-  /** Re-derives the speed of jobs on hardware whose slowdowns changed (only those jobs). */
-  private refreshHardwareFactors(jobs: readonly JobRuntime[]): void {
-    for (const job of jobs) {
-      const factor = this.hardwareFactorOf(job);
-      if (factor === job.hardwareFactor) continue;
-      job.advanceTo(this.engine.nowS);
-      job.hardwareFactor = factor;
-      // A paused job's rate is 0 until its resume event, which recomputes it.
-      if (!job.paused) this.host.refreshRate(job);
     }
   }
 
@@ -613,12 +517,12 @@ export class FaultHandler {
   private jobsOn(nodeIndex: number, gpuIndex: number | null): JobRuntime[] {
     const jobs: JobRuntime[] = [];
     for (const jobId of this.cluster.jobsOnNode(nodeIndex)) {
-      const job = this.host.job(jobId);
+      const job = this.control.job(jobId);
       if (job.phase !== 'running') continue;
       const tasks = this.cluster.tasksOf(jobId) ?? [];
       if (gpuIndex === null || tasks.some((t) => t.nodeIndex === nodeIndex && t.gpuIndices.includes(gpuIndex))) jobs.push(job);
     }
-    return jobs.sort((a, b) => this.host.startOrder(a) - this.host.startOrder(b));
+    return jobs.sort((a, b) => this.control.startOrder(a) - this.control.startOrder(b));
   }
 
   private logFault(event: string, occurrence: FaultOccurrence, jobId: string, detail: string): void {

@@ -1,5 +1,6 @@
 import { InvariantError } from '../errors.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
+import type { TaskPlacement } from '../model/allocation.js';
 
 /** One row of the fault and recovery timeline (timeline.csv). */
 export interface TimelineRow {
@@ -16,9 +17,12 @@ export interface TimelineRow {
 /**
  * What the faults of a run have done to the hardware: how many unrepaired faults hold each node
  * and GPU down (so overlapping faults restore health only when the last is repaired), the
- * unrepaired slowdowns of each GPU and node, the faults that took effect by type, and the timeline.
+ * unrepaired slowdowns of each GPU and node, broken hardware the scheduler cannot see yet, the
+ * faults that took effect by type, and the timeline.
  */
 export class FaultTracker {
+  /** Broken GPUs and networks the scheduler cannot see yet (the node looks healthy) until isolated. */
+  readonly hidden = new Set<FaultOccurrence>();
   private readonly nodeDownFaults: number[];
   private readonly gpuDownFaults: number[][];
   /** Speed factors of the unrepaired slowdowns of each node as a whole (empty: none). */
@@ -118,6 +122,17 @@ export class FaultTracker {
     let factor = Math.min(1, ...this.nodeSlowdowns[nodeIndex]!);
     for (const factors of this.gpuSlowdowns[nodeIndex]!.values()) factor = Math.min(factor, ...factors);
     return factor;
+  }
+
+  /** The hidden broken hardware under these tasks, if any: a broken network under any task of its node, a broken GPU under a task using it. */
+  brokenUnder(tasks: readonly TaskPlacement[]): FaultOccurrence | null {
+    for (const occurrence of this.hidden) {
+      const onNode = tasks.filter((t) => t.nodeIndex === occurrence.nodeIndex);
+      if (onNode.length === 0) continue;
+      if (occurrence.type.effect.kind !== 'gpu-down') return occurrence;
+      if (onNode.some((t) => t.gpuIndices.includes(occurrence.gpuIndex ?? 0))) return occurrence;
+    }
+    return null;
   }
 
   /** Appends a timeline row. */

@@ -1,0 +1,438 @@
+import type { Engine } from '../engine/engine.js';
+import { InvariantError } from '../errors.js';
+import type { TaskPlacement } from '../model/allocation.js';
+import type { ClusterState } from '../model/cluster-state.js';
+import { FLASH_SAVE_BLOCK_S } from '../model/job-spec.js';
+import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
+import { stepsPerS } from '../model/speed.js';
+import type { CheckpointCosts } from '../policies/recovery/types.js';
+import type { Scenario } from '../scenario/scenario.js';
+import type { SimEvent } from './events.js';
+import type { FaultTracker } from './fault-tracker.js';
+import { hardwareSpeedFactor, isRecoveryPause, type JobRuntime, type PauseStep } from './job-runtime.js';
+import { checkShape } from './shape-check.js';
+
+/** What the job control acts on: the run's engine, cluster, hardware faults and settings. */
+export interface JobControlSetup {
+  readonly engine: Engine<SimEvent>;
+  readonly cluster: ClusterState;
+  readonly scenario: Scenario;
+  readonly tracker: FaultTracker;
+  readonly jobs: readonly JobRuntime[];
+  /** Save and load costs of the recovery stack, replacing the jobs' own when set. */
+  readonly checkpointCosts: CheckpointCosts | undefined;
+}
+
+/**
+ * The one place that changes jobs and what they hold: arrival, start, preemption, resize, pause and
+ * resume, completion, failure, stop and requeue after a crash, checkpoints and speed changes. It
+ * keeps the queue (submission order), the running list (start order) and the accounting that goes
+ * with them; every event handler and every policy decision goes through it.
+ */
+export class JobControl {
+  private readonly engine: Engine<SimEvent>;
+  private readonly cluster: ClusterState;
+  private readonly scenario: Scenario;
+  private readonly tracker: FaultTracker;
+  private readonly checkpointCosts: CheckpointCosts | undefined;
+  private readonly jobsById = new Map<string, JobRuntime>();
+  private readonly arrivalIndex = new Map<JobRuntime, number>();
+  /** When each running job joined the running list, as a count of starts (orders jobs as the list does). */
+  private readonly startOrders = new Map<JobRuntime, number>();
+  private starts = 0;
+  private queue: JobRuntime[] = [];
+  private readonly runningList: JobRuntime[] = [];
+  private ended = 0;
+  private changed = false;
+  /** GPUs of running jobs weighted by their speed (the utilisation numerator). */
+  busyGpus = 0;
+  /** Names the policy whose decision a shape breach comes from, in its error. */
+  decidedBy = '';
+
+  constructor(setup: JobControlSetup) {
+    this.engine = setup.engine;
+    this.cluster = setup.cluster;
+    this.scenario = setup.scenario;
+    this.tracker = setup.tracker;
+    this.checkpointCosts = setup.checkpointCosts;
+    setup.jobs.forEach((job, index) => {
+      if (this.jobsById.has(job.spec.id)) throw new InvariantError(`duplicate job id ${job.spec.id}`);
+      this.jobsById.set(job.spec.id, job);
+      this.arrivalIndex.set(job, index);
+    });
+  }
+
+  /** Jobs waiting to start, in submission order. */
+  get queued(): readonly JobRuntime[] {
+    return this.queue;
+  }
+
+  /** Jobs running, in start order. */
+  get running(): readonly JobRuntime[] {
+    return this.runningList;
+  }
+
+  /** Jobs that ended for good (completed or failed). */
+  get endedJobs(): number {
+    return this.ended;
+  }
+
+  /** True while some job has not ended. */
+  jobsRemain(): boolean {
+    return this.ended < this.jobsById.size;
+  }
+
+  /** True when something changed since the last scheduling pass. */
+  get dirty(): boolean {
+    return this.changed;
+  }
+
+  /** Asks for a scheduling pass at the end of the instant. */
+  markDirty(): void {
+    this.changed = true;
+  }
+
+  /** The scheduling pass ran: nothing changed since. */
+  clearDirty(): void {
+    this.changed = false;
+  }
+
+  /** The job with this id (an InvariantError for an unknown one). */
+  job(jobId: string): JobRuntime {
+    const job = this.jobsById.get(jobId);
+    if (!job) throw new InvariantError(`unknown job ${jobId}`);
+    return job;
+  }
+
+  /** The job with this id, or undefined. */
+  find(jobId: string): JobRuntime | undefined {
+    return this.jobsById.get(jobId);
+  }
+
+  /** Position of a running job in the running list's order (larger = started later). */
+  startOrder(job: JobRuntime): number {
+    return this.startOrders.get(job)!;
+  }
+
+  /** A job is submitted: it joins the queue. */
+  arrive(job: JobRuntime): void {
+    job.lastUpdateS = this.engine.nowS;
+    job.phase = 'queued';
+    this.queue.push(job);
+    this.changed = true;
+  }
+
+  /** A submitted job can never fit the installed cluster: it fails at once. */
+  rejectUnschedulable(job: JobRuntime): void {
+    job.lastUpdateS = this.engine.nowS;
+    job.phase = 'failed';
+    job.failureReason = 'unschedulable';
+    job.endS = this.engine.nowS;
+    this.ended++;
+  }
+
+  /** Starts a queued job on these tasks (the caller removes it from the queue: see removeStarted). */
+  start(job: JobRuntime, tasks: readonly TaskPlacement[]): void {
+    this.expectPhase(job, 'queued', 'start');
+    const nowS = this.engine.nowS;
+    job.advanceTo(nowS);
+    this.cluster.allocate(job.spec.id, tasks);
+    const restarting = job.firstStartS !== null;
+    job.phase = 'running';
+    job.paused = false;
+    job.firstStartS ??= nowS;
+    this.runningList.push(job);
+    this.startOrders.set(job, this.starts++);
+    this.takeShape(job);
+    if (restarting) {
+      // After a crash: pods start, processes start and the checkpoint loads; after a preemption: a resize pause and the start-up.
+      this.pause(job, job.restartPause ?? [...this.resizePause(), { kind: 'starting', seconds: job.spec.startupS ?? 0 }]);
+      job.restartPause = null;
+    } else {
+      this.pause(job, [{ kind: 'starting', seconds: job.spec.startupS ?? 0 }]);
+    }
+    if (!job.paused) this.trainingStarted(job);
+    this.checkBrokenStart(job);
+  }
+
+  /** Removes started jobs from the queue; the usual case, a prefix of it, is a cheap splice. */
+  removeStarted(started: ReadonlySet<JobRuntime>): void {
+    let prefix = 0;
+    while (prefix < this.queue.length && started.has(this.queue[prefix]!)) prefix++;
+    if (prefix === started.size) this.queue.splice(0, prefix);
+    else this.queue = this.queue.filter((job) => !started.has(job));
+  }
+
+  /** Stops a running job and queues it again in submission order, keeping its progress. */
+  preempt(job: JobRuntime): void {
+    this.expectPhase(job, 'running', 'preempt');
+    job.advanceTo(this.engine.nowS);
+    this.recordSpeedSample(job);
+    this.stopRunning(job);
+    job.phase = 'queued';
+    job.paused = false;
+    job.preemptions++;
+    this.requeue(job);
+  }
+
+  /** First half of a resize: the job gives back `remove` (its speed so far is recorded). */
+  releaseForResize(job: JobRuntime, remove: readonly TaskPlacement[]): void {
+    this.expectPhase(job, 'running', 'resize');
+    job.advanceTo(this.engine.nowS);
+    this.recordSpeedSample(job);
+    this.cluster.releaseTasks(job.spec.id, remove);
+  }
+
+  /** Gives a running job more tasks (no shape is taken: see finishResize). */
+  addTasks(job: JobRuntime, add: readonly TaskPlacement[]): void {
+    this.cluster.allocate(job.spec.id, add);
+  }
+
+  /** Second half of a resize: the job takes its new shape and pauses to re-form its group. */
+  finishResize(job: JobRuntime): void {
+    job.resizes++;
+    this.takeShape(job);
+    this.pause(job, this.resizePause());
+  }
+
+  /** A running job reached its last step. */
+  complete(job: JobRuntime): void {
+    job.advanceTo(this.engine.nowS);
+    job.progressSteps = job.spec.totalSteps;
+    this.stopRunning(job);
+    job.phase = 'completed';
+    job.endS = this.engine.nowS;
+    this.ended++;
+    this.changed = true;
+  }
+
+  /** Ends a running job for good after a fault: even its checkpointed work is lost. */
+  failAfterFault(job: JobRuntime): void {
+    this.stopRunning(job);
+    job.lostSteps += job.progressSteps;
+    if (job.baseRateStepsPerS > 0) job.lostGpuS += (job.progressSteps / job.baseRateStepsPerS) * job.gpusWhenRunning;
+    job.progressSteps = 0;
+    job.phase = 'failed';
+    job.failureReason = 'fault';
+    job.endS = this.engine.nowS;
+    this.ended++;
+  }
+
+  /** A crashed job releases everything and waits for its resubmission (manual recovery). */
+  stopForResubmission(job: JobRuntime): void {
+    job.restarts++;
+    this.stopRunning(job);
+    job.phase = 'waiting';
+  }
+
+  /** A crashed job joins the queue again at its end, like a new submission; its start pays `restartPause`. */
+  resubmit(job: JobRuntime, restartPause: readonly PauseStep[]): void {
+    job.advanceTo(this.engine.nowS);
+    job.phase = 'queued';
+    job.restartPause = restartPause;
+    this.queue.push(job);
+    this.changed = true;
+  }
+
+  /** A crashed job that recovery could not place releases everything and waits in the queue (submission order). */
+  requeueAfterCrash(job: JobRuntime, restartPause: readonly PauseStep[]): void {
+    job.restarts++;
+    this.stopRunning(job);
+    job.phase = 'queued';
+    job.restartPause = restartPause;
+    this.requeue(job);
+  }
+
+  /** Reads the job's replica counts and resources from what it holds and recomputes its speed. */
+  takeShape(job: JobRuntime): void {
+    const tasks = this.cluster.tasksOf(job.spec.id) ?? [];
+    checkShape(job.spec, tasks, this.decidedBy);
+    job.workers = 0;
+    job.ps = 0;
+    job.gpus = 0;
+    job.cpuMilli = 0;
+    const racks = new Set<string>();
+    for (const task of tasks) {
+      job.nodesUsed.add(this.cluster.nodes[task.nodeIndex]!.name);
+      if (task.role === 'worker') {
+        job.workers++;
+        racks.add(this.cluster.nodes[task.nodeIndex]!.rack);
+      } else if (task.role === 'ps') {
+        job.ps++;
+      }
+      job.gpus += (task.gpuIndices.length * task.demand.gpuMilli) / 1000;
+      job.cpuMilli += task.demand.cpuMilli;
+    }
+    job.gpusWhenRunning = job.gpus;
+    job.cpuMilliWhenRunning = job.cpuMilli;
+    const crossRack = job.spec.kind === 'allreduce' && racks.size > 1;
+    job.baseRateStepsPerS = stepsPerS(job.spec, { workers: job.workers, ps: job.ps }) / (crossRack ? this.scenario.params.crossRackSlowdown : 1);
+    job.shapeSinceS = this.engine.nowS;
+    job.hardwareFactor = this.hardwareFactorOf(job);
+    this.refreshRate(job);
+  }
+
+  /** Pauses a running job's training for the steps given, one after another; a resume event ends the pause. Returns its length in seconds. */
+  pause(job: JobRuntime, steps: readonly PauseStep[]): number {
+    const pauseS = steps.reduce((sum, step) => sum + step.seconds, 0);
+    if (pauseS <= 0) return 0;
+    job.paused = true;
+    job.pauses++;
+    job.pauseSteps = steps;
+    job.pauseForRecovery = isRecoveryPause(steps);
+    job.pauseStartS = this.engine.nowS;
+    this.refreshRate(job);
+    this.engine.scheduleAt(this.engine.nowS + pauseS, { kind: 'job-resume', jobId: job.spec.id, pause: job.pauses });
+    return pauseS;
+  }
+
+  /** A pause ends: training resumes at the job's current shape. */
+  resume(job: JobRuntime): void {
+    job.advanceTo(this.engine.nowS);
+    job.paused = false;
+    job.shapeSinceS = this.engine.nowS;
+    this.refreshRate(job);
+    // A resize keeps the processes (and their memory); any other pause restarted them.
+    if (job.pauseSteps.some((step) => step.kind !== 'resizing')) this.trainingStarted(job);
+    this.checkBrokenStart(job);
+  }
+
+  /** The pause of a resize: re-forming the group. */
+  resizePause(): PauseStep[] {
+    return [{ kind: 'resizing', seconds: this.scenario.params.resizePauseS }];
+  }
+
+  /** Multiplies a job's speed by `factor` from now on (a scripted straggler). */
+  setSpeedFactor(job: JobRuntime, factor: number): void {
+    if (!(factor > 0)) throw new InvariantError(`job ${job.spec.id}: speed factor ${factor} must be positive`);
+    job.advanceTo(this.engine.nowS);
+    this.recordSpeedSample(job);
+    job.speedFactor = factor;
+    job.shapeSinceS = this.engine.nowS;
+    if (job.phase === 'running') this.refreshRate(job);
+  }
+
+  /** Re-derives the speed of jobs on hardware whose slowdowns changed (only those jobs). */
+  refreshHardwareFactors(jobs: readonly JobRuntime[]): void {
+    for (const job of jobs) {
+      const factor = this.hardwareFactorOf(job);
+      if (factor === job.hardwareFactor) continue;
+      job.advanceTo(this.engine.nowS);
+      job.hardwareFactor = factor;
+      // A paused job's rate is 0 until its resume event, which recomputes it.
+      if (!job.paused) this.refreshRate(job);
+    }
+  }
+
+  /** Speed factor of the hardware a job holds (its unrepaired slowdowns, as its kind combines them); 1 when it holds none. */
+  private hardwareFactorOf(job: JobRuntime): number {
+    const tasks = this.cluster.tasksOf(job.spec.id) ?? [];
+    return hardwareSpeedFactor(
+      job.spec.kind,
+      tasks.map((t) => ({ role: t.role, factor: this.tracker.speedFactor(t.nodeIndex, t.gpuIndices) })),
+    );
+  }
+
+  /** Updates the job's share of busy GPUs and reschedules its finish and its next checkpoint for its current rate. */
+  refreshRate(job: JobRuntime): void {
+    this.busyGpus -= job.busyGpusCounted;
+    job.busyGpusCounted = job.rateStepsPerS > 0 ? job.gpus * job.speedFactor * job.faultSlowdown : 0;
+    this.busyGpus += job.busyGpusCounted;
+    job.epoch++;
+    const finishS = job.finishTimeS();
+    if (Number.isFinite(finishS)) {
+      this.engine.scheduleAt(finishS, { kind: 'job-finish', jobId: job.spec.id, epoch: job.epoch });
+    }
+    if (job.phase !== 'running') return;
+    if (job.saving) {
+      this.engine.scheduleAt(Math.max(job.savingUntilS, this.engine.nowS), { kind: 'checkpoint-done', jobId: job.spec.id, epoch: job.epoch });
+    } else if (job.rateStepsPerS > 0 && Number.isFinite(job.checkpointIntervalS)) {
+      const dueS = this.engine.nowS + Math.max(0, job.checkpointIntervalS - job.trainedSinceCheckpointS);
+      if (dueS < finishS) this.engine.scheduleAt(dueS, { kind: 'checkpoint', jobId: job.spec.id, epoch: job.epoch });
+    }
+  }
+
+  /** A checkpoint save starts: training blocks for the save (flash: half a second). */
+  startCheckpoint(job: JobRuntime): void {
+    job.advanceTo(this.engine.nowS);
+    const checkpoint = job.spec.checkpoint!;
+    job.saving = true;
+    job.savingSteps = job.progressSteps;
+    job.savingUntilS = this.engine.nowS + (checkpoint.flash ? FLASH_SAVE_BLOCK_S : (this.checkpointCosts?.saveS ?? checkpoint.saveS));
+    this.refreshRate(job);
+  }
+
+  /** A checkpoint save completes: it becomes the point a crash rolls back to. */
+  finishCheckpoint(job: JobRuntime): void {
+    job.advanceTo(this.engine.nowS);
+    job.saving = false;
+    job.previousCheckpointedSteps = job.checkpointedSteps;
+    job.checkpointedSteps = job.savingSteps;
+    job.trainedSinceCheckpointS = 0;
+    this.refreshRate(job);
+  }
+
+  /** Records the speed the job measured at its current shape since it took it (with measurement noise). */
+  recordSpeedSample(job: JobRuntime): void {
+    if (job.phase !== 'running' || job.paused || this.engine.nowS <= job.shapeSinceS) return;
+    const noise = 1 + SPEED_NOISE * keyedNormal(`dlsim:${this.scenario.seed}:speed:${job.spec.id}:${job.speedSamples.length}`);
+    job.speedSamples.push({ ps: job.ps, workers: job.workers, stepsPerS: job.rateStepsPerS * noise });
+  }
+
+  /** The training processes (re)started: a pod with less memory than its role uses is OOM-killed `sim.oomAfter` into training. */
+  trainingStarted(job: JobRuntime): void {
+    job.trainingStarts++;
+    if (this.shortOfMemory(job)) {
+      this.engine.scheduleAt(this.engine.nowS + this.scenario.params.oomAfterS, { kind: 'job-oom', jobId: job.spec.id, trainingStart: job.trainingStarts });
+    }
+  }
+
+  /** The job's first pod with less memory than its role uses, if any. */
+  shortOfMemory(job: JobRuntime): TaskPlacement | null {
+    if (!job.spec.roles.some((r) => r.memUseMiB !== undefined)) return null;
+    for (const task of this.cluster.tasksOf(job.spec.id) ?? []) {
+      const useMiB = job.spec.roles.find((r) => r.role === task.role)?.memUseMiB;
+      if (useMiB !== undefined && task.demand.memMiB < useMiB) return task;
+    }
+    return null;
+  }
+
+  /** Checks, once the instant's actions are applied, whether a job begins training on broken hardware. */
+  checkBrokenStart(job: JobRuntime): void {
+    if (this.tracker.hidden.size === 0 || job.paused) return;
+    if (this.tracker.brokenUnder(this.cluster.tasksOf(job.spec.id) ?? [])) {
+      this.engine.scheduleAt(this.engine.nowS, { kind: 'job-broken', jobId: job.spec.id, epoch: job.epoch });
+    }
+  }
+
+  /** Releases everything a running job holds and takes it off the running list. */
+  stopRunning(job: JobRuntime): void {
+    this.cluster.release(job.spec.id);
+    this.busyGpus -= job.busyGpusCounted;
+    job.busyGpusCounted = 0;
+    job.gpus = 0;
+    job.cpuMilli = 0;
+    job.workers = 0;
+    job.ps = 0;
+    job.hardwareFactor = 1;
+    job.epoch++;
+    const index = this.runningList.indexOf(job);
+    if (index < 0) throw new InvariantError(`job ${job.spec.id} is not running`);
+    this.runningList.splice(index, 1);
+  }
+
+  /** Puts a job back in the queue in submission order. */
+  private requeue(job: JobRuntime): void {
+    const index = this.arrivalIndex.get(job)!;
+    let at = this.queue.length;
+    while (at > 0 && this.arrivalIndex.get(this.queue[at - 1]!)! > index) at--;
+    this.queue.splice(at, 0, job);
+  }
+
+  /** Throws an InvariantError naming the deciding policy unless the job is in `phase`. */
+  expectPhase(job: JobRuntime, phase: JobRuntime['phase'], action: string): void {
+    if (job.phase !== phase) {
+      throw new InvariantError(`${this.decidedBy}: cannot ${action} job ${job.spec.id} in phase ${job.phase}`);
+    }
+  }
+}
