@@ -8,7 +8,7 @@ import { checkOutDir, checkOutFile } from '../io/destination.js';
 import { releaseTemporary, trackTemporary } from '../io/temporaries.js';
 import type { JobSpec } from '../model/job-spec.js';
 import { MAX_JOBS } from '../model/limits.js';
-import { traceFormatIds, traceFormats } from '../workload/formats.js';
+import { traceFormatById, traceFormatIds, traceFormats } from '../workload/formats.js';
 import { nativeLine } from '../workload/formats/native.js';
 import { wholeNumberOption } from './options.js';
 import { generatorStyleIds, generatorStyles } from '../workload/generators/styles.js';
@@ -72,7 +72,7 @@ export async function generateTrace(style: string, count: number, seed: number, 
     throw new ConfigError('--jobs', `must be a whole number of jobs from 1 to ${MAX_JOBS}, got ${count}`);
   }
   if (!Number.isInteger(seed)) throw new ConfigError('--seed', `must be a whole number, got ${seed}`);
-  const format = traceFormats[formatId];
+  const format = traceFormatById(formatId);
   if (!format) throw new ConfigError('--format', `unknown trace format "${formatId}" (known: ${traceFormatIds().join(', ')})`);
   const writable = traceFormatIds().filter((id) => id === 'native' || traceFormats[id]!.writeJobs !== undefined);
   if (formatId !== 'native' && !format.writeJobs) {

@@ -1,7 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../errors.js';
 import { checkOutFile } from '../io/destination.js';
-import { traceFormatIds, traceFormats } from '../workload/formats.js';
+import { traceFormatById, traceFormatIds } from '../workload/formats.js';
 import { importTrace } from '../workload/import.js';
 import { wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
@@ -28,7 +28,7 @@ export const traceImportCommand: CommandModule<object, TraceImportArgs> = {
       .option('limit', { type: 'string', coerce: wholeNumberOption('--limit', 1), describe: 'import at most this many jobs' })
       .option('json', { type: 'boolean', describe: 'print the report as one JSON object' }) as Argv<TraceImportArgs>,
   handler: async (args: ArgumentsCamelCase<TraceImportArgs>) => {
-    const format = traceFormats[args.format];
+    const format = traceFormatById(args.format);
     if (!format) {
       throw new ConfigError('--format', `unknown trace format "${args.format}"; known formats: ${traceFormatIds().join(', ')}`);
     }

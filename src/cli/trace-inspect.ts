@@ -1,7 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../errors.js';
 import { alignColumns, formatPercent, formatSeconds } from '../report/summary-table.js';
-import { traceFormatIds, traceFormats } from '../workload/formats.js';
+import { traceFormatById, traceFormatIds } from '../workload/formats.js';
 import { readCheckedJobs } from '../workload/checked-jobs.js';
 import { noJobError } from '../workload/import.js';
 import { inspectJobs, type TraceStats } from '../workload/inspect.js';
@@ -33,7 +33,7 @@ export interface TraceInspection {
 
 /** The registered trace format with this id; ConfigError listing the known ones otherwise. */
 function formatById(id: string): TraceFormat {
-  const format = traceFormats[id];
+  const format = traceFormatById(id);
   if (!format) throw new ConfigError('--format', `unknown trace format "${id}" (known: ${traceFormatIds().join(', ')})`);
   return format;
 }

@@ -106,7 +106,7 @@ export function presetNames(): string[] {
 
 /** The stack of a preset; the name must already be validated (unknown names are a bug here). */
 export function presetStack(name: string): PolicyStack {
-  const stack = presets[name];
+  const stack = Object.hasOwn(presets, name) ? presets[name] : undefined;
   if (!stack) throw new InvariantError(`unknown preset ${name}`);
   return stack;
 }

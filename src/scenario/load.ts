@@ -11,7 +11,7 @@ import { presetNames, presetStack } from '../policies/presets.js';
 import { recoveryPolicies } from '../policies/registry.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import { readFaultTrace, replayOccurrences } from '../faults/trace-replay.js';
-import { traceFormatIds, traceFormats } from '../workload/formats.js';
+import { traceFormatById, traceFormatIds, traceFormats } from '../workload/formats.js';
 import { MAX_FAULTS_PER_DAY, MAX_JOBS, MAX_NODES, MAX_STEPS, MAX_TIME_S } from '../model/limits.js';
 import { readCheckedJobs } from '../workload/checked-jobs.js';
 import { nativeIssue } from '../workload/formats/native.js';
@@ -124,7 +124,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     throw new ConfigError('--seed', `expected a non-negative integer, got ${options.seed}`);
   }
   const seed = options.seed ?? doc.seed;
-  if (doc.recovery !== undefined && !(doc.recovery in recoveryPolicies)) {
+  if (doc.recovery !== undefined && !Object.hasOwn(recoveryPolicies, doc.recovery)) {
     throw new ConfigError(locate(['recovery']), `unknown recovery policy "${doc.recovery}"; known: ${Object.keys(recoveryPolicies).join(', ')}`);
   }
   const recoveryTimesS = doc.recoveryTimes ? recoveryTimesOf(doc.recoveryTimes, doc.recovery ?? presetStack(policy).recovery, locate) : {};
@@ -343,7 +343,7 @@ function checkGpuTypesAgainst(cluster: ClusterSpec, doc: ScenarioDoc, locate: (p
 
 /** The trace format registered under `id`, or a ConfigError at `path` listing the known ones. */
 function knownFormat(id: string, path: YamlPath, locate: (path: YamlPath) => string): TraceFormat {
-  const format = traceFormats[id];
+  const format = traceFormatById(id);
   if (!format) throw new ConfigError(locate(path), `unknown trace format "${id}"; known formats: ${traceFormatIds().join(', ')}`);
   return format;
 }

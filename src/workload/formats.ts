@@ -20,3 +20,8 @@ export const traceFormats: Readonly<Record<string, TraceFormat>> = {
 export function traceFormatIds(): string[] {
   return Object.keys(traceFormats);
 }
+
+/** The trace format registered under `id`, or undefined (only the registry's own entries, never an inherited name like "constructor"). */
+export function traceFormatById(id: string): TraceFormat | undefined {
+  return Object.hasOwn(traceFormats, id) ? traceFormats[id] : undefined;
+}

@@ -59,6 +59,17 @@ describe('scenario files', () => {
     expect(message).not.toMatch(/[\n\r]/);
     expect(message).toMatch(/^--set "cluster=a\\nb": cluster: expected a mapping/);
   });
+
+  it('a registry id that is a name every object inherits (constructor, toString) is unknown, not a crash', async () => {
+    const trace = folderWith({ 's.yaml': `${QUICK.replace(/workload:[\s\S]*/, '')}workload:\n  trace: {format: constructor, files: x.csv}\n` });
+    const traceError = await rejection(loadScenario(join(trace, 's.yaml'), { knownPolicies: presetNames() }));
+    expect(traceError).toBeInstanceOf(ConfigError);
+    expect((traceError as ConfigError).message).toMatch(/workload\.trace\.format: unknown trace format "constructor"/);
+    const recovery = folderWith({ 's.yaml': `${QUICK}recovery: toString\n` });
+    const recoveryError = await rejection(loadScenario(join(recovery, 's.yaml'), { knownPolicies: presetNames() }));
+    expect(recoveryError).toBeInstanceOf(ConfigError);
+    expect((recoveryError as ConfigError).message).toMatch(/recovery: unknown recovery policy "toString"/);
+  });
 });
 
 describe('open files', () => {
