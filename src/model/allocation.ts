@@ -10,3 +10,23 @@ export interface TaskPlacement {
   /** What the replica holds: GPU share per GPU, CPU and memory. */
   readonly demand: ReplicaDemand;
 }
+
+/**
+ * An auxiliary task of a job: CPU and memory only (e.g. a data-preprocessing worker), on any node,
+ * always preemptible: the simulation takes it back in the instant a job's training task needs its
+ * capacity. Training placement does not see it; it uses only capacity no training task holds.
+ */
+export interface AuxTask {
+  /** Index of the node in the cluster spec. */
+  readonly nodeIndex: number;
+  /** CPU it holds, in thousandths of a core. */
+  readonly cpuMilli: number;
+  /** Memory it holds, in MiB. */
+  readonly memMiB: number;
+}
+
+/** An auxiliary task the simulation took back, and the job that held it. */
+export interface Eviction {
+  readonly jobId: string;
+  readonly task: AuxTask;
+}

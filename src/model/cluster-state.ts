@@ -1,5 +1,5 @@
 import { InvariantError } from '../errors.js';
-import type { TaskPlacement } from './allocation.js';
+import type { AuxTask, Eviction, TaskPlacement } from './allocation.js';
 import { GPU_MILLI, type ClusterSpec, type NodeSpec } from './cluster-spec.js';
 
 /** Health of a node: up (schedulable), cordoned (healthy but closed to new work), down (unusable). */
@@ -23,10 +23,18 @@ export interface ClusterView {
   gpuFreeMilli(nodeIndex: number, gpuIndex: number): number;
   /** Healthy GPUs of the node with nothing on them. */
   freeWholeGpus(nodeIndex: number): number;
+  /** CPU no training task holds, in thousandths of a core (auxiliary tasks may use it: they give way). */
   freeCpuMilli(nodeIndex: number): number;
+  /** Memory no training task holds, in MiB (auxiliary tasks may use it: they give way). */
   freeMemMiB(nodeIndex: number): number;
+  /** CPU nothing holds, training or auxiliary, in thousandths of a core: what a new auxiliary task may take. */
+  idleCpuMilli(nodeIndex: number): number;
+  /** Memory nothing holds, in MiB. */
+  idleMemMiB(nodeIndex: number): number;
   /** Tasks a job holds, or undefined when it holds none. */
   tasksOf(jobId: string): readonly TaskPlacement[] | undefined;
+  /** Auxiliary tasks a job holds (empty when none), in the order they were attached. */
+  auxOf(jobId: string): readonly AuxTask[];
   /** GPU capacity allocated to jobs, in GPUs (shared GPUs count fractionally). */
   readonly allocatedGpus: number;
   /** CPU allocated to jobs, in thousandths of a core. */
@@ -48,6 +56,11 @@ export class ClusterState implements ClusterView {
   private readonly cpuUsedMilli: number[];
   private readonly memUsedMiB: number[];
   private readonly tasksByJob = new Map<string, TaskPlacement[]>();
+  /** Auxiliary tasks by job, and by node in attach order (the newest gives way first). */
+  private readonly auxByJob = new Map<string, AuxTask[]>();
+  private readonly auxByNode: Eviction[][];
+  private readonly auxCpuMilli: number[];
+  private readonly auxMemMiB: number[];
   /** For each node, the jobs holding tasks on it and how many. */
   private readonly taskCountsByNode: Map<string, number>[];
   private allocatedGpuMilliTotal = 0;
@@ -68,6 +81,9 @@ export class ClusterState implements ClusterView {
     this.cpuUsedMilli = spec.nodes.map(() => 0);
     this.memUsedMiB = spec.nodes.map(() => 0);
     this.taskCountsByNode = spec.nodes.map(() => new Map());
+    this.auxByNode = spec.nodes.map(() => []);
+    this.auxCpuMilli = spec.nodes.map(() => 0);
+    this.auxMemMiB = spec.nodes.map(() => 0);
     this.totalGpus = spec.nodes.reduce((sum, n) => sum + n.gpus, 0);
     this.totalCpuMilli = spec.nodes.reduce((sum, n) => sum + n.cpuMilli, 0);
     this.totalMemMiB = spec.nodes.reduce((sum, n) => sum + n.memMiB, 0);
@@ -103,8 +119,20 @@ export class ClusterState implements ClusterView {
     return this.nodes[nodeIndex]!.memMiB - this.memUsedMiB[nodeIndex]!;
   }
 
+  idleCpuMilli(nodeIndex: number): number {
+    return this.freeCpuMilli(nodeIndex) - this.auxCpuMilli[nodeIndex]!;
+  }
+
+  idleMemMiB(nodeIndex: number): number {
+    return this.freeMemMiB(nodeIndex) - this.auxMemMiB[nodeIndex]!;
+  }
+
   tasksOf(jobId: string): readonly TaskPlacement[] | undefined {
     return this.tasksByJob.get(jobId);
+  }
+
+  auxOf(jobId: string): readonly AuxTask[] {
+    return this.auxByJob.get(jobId) ?? [];
   }
 
   get allocatedGpus(): number {
@@ -124,8 +152,11 @@ export class ClusterState implements ClusterView {
     return [...this.taskCountsByNode[nodeIndex]!.keys()];
   }
 
-  /** Gives tasks to a job (added to what it holds); throws InvariantError on any breach, changing nothing. */
-  allocate(jobId: string, tasks: readonly TaskPlacement[]): void {
+  /**
+   * Gives tasks to a job (added to what it holds); throws InvariantError on any breach, changing
+   * nothing. Auxiliary tasks in the way give way, newest first on each node: returns those taken back.
+   */
+  allocate(jobId: string, tasks: readonly TaskPlacement[]): Eviction[] {
     this.checkFits(jobId, tasks);
     for (const task of tasks) {
       this.apply(task, +1);
@@ -134,6 +165,70 @@ export class ClusterState implements ClusterView {
     const held = this.tasksByJob.get(jobId);
     if (held) held.push(...tasks);
     else this.tasksByJob.set(jobId, [...tasks]);
+    let evicted: Eviction[] | null = null;
+    for (const task of tasks) {
+      const i = task.nodeIndex;
+      while (this.idleCpuMilli(i) < 0 || this.idleMemMiB(i) < 0) {
+        const newest = this.auxByNode[i]!.at(-1)!;
+        this.detachAux(newest.jobId, [newest.task]);
+        (evicted ??= []).push(newest);
+      }
+    }
+    return evicted ?? [];
+  }
+
+  /** Gives auxiliary tasks to a job, each within the idle capacity of a schedulable node; throws InvariantError on any breach, changing nothing. */
+  attachAux(jobId: string, tasks: readonly AuxTask[]): void {
+    const cpu = new Map<number, number>();
+    const mem = new Map<number, number>();
+    for (const task of tasks) {
+      const i = task.nodeIndex;
+      const node = this.nodes[i];
+      if (!node) throw new InvariantError(`job ${jobId}: no node with index ${i}`);
+      if (!this.schedulable(i)) throw new InvariantError(`job ${jobId}: node ${node.name} is ${this.health[i]}, not schedulable`);
+      if (!(task.cpuMilli >= 0 && task.memMiB >= 0 && task.cpuMilli + task.memMiB > 0)) {
+        throw new InvariantError(`job ${jobId}: an auxiliary task must hold some CPU or memory and nothing negative`);
+      }
+      cpu.set(i, (cpu.get(i) ?? 0) + task.cpuMilli);
+      mem.set(i, (mem.get(i) ?? 0) + task.memMiB);
+      if (cpu.get(i)! > this.idleCpuMilli(i) || mem.get(i)! > this.idleMemMiB(i)) {
+        throw new InvariantError(`job ${jobId}: auxiliary tasks over-allocate ${node.name}`);
+      }
+    }
+    const held = this.auxByJob.get(jobId) ?? [];
+    for (const task of tasks) {
+      this.changedNodes?.add(task.nodeIndex);
+      this.auxCpuMilli[task.nodeIndex]! += task.cpuMilli;
+      this.auxMemMiB[task.nodeIndex]! += task.memMiB;
+      this.allocatedCpuMilliTotal += task.cpuMilli;
+      this.auxByNode[task.nodeIndex]!.push({ jobId, task });
+      held.push(task);
+    }
+    if (held.length > 0) this.auxByJob.set(jobId, held);
+  }
+
+  /** Takes auxiliary tasks back from a job; throws InvariantError for one it does not hold. */
+  detachAux(jobId: string, tasks: readonly AuxTask[]): void {
+    const held = this.auxByJob.get(jobId);
+    for (const task of tasks) {
+      const index = held ? held.indexOf(task) : -1;
+      if (!held || index < 0) throw new InvariantError(`job ${jobId} does not hold that auxiliary task on node ${task.nodeIndex}`);
+      held.splice(index, 1);
+      const onNode = this.auxByNode[task.nodeIndex]!;
+      onNode.splice(onNode.findIndex((e) => e.task === task), 1);
+      this.changedNodes?.add(task.nodeIndex);
+      this.auxCpuMilli[task.nodeIndex]! -= task.cpuMilli;
+      this.auxMemMiB[task.nodeIndex]! -= task.memMiB;
+      this.allocatedCpuMilliTotal -= task.cpuMilli;
+    }
+    if (held && held.length === 0) this.auxByJob.delete(jobId);
+  }
+
+  /** Takes back every auxiliary task on a node (it went down or was cordoned); returns them. */
+  evictAuxOn(nodeIndex: number): Eviction[] {
+    const evicted = [...this.auxByNode[nodeIndex]!];
+    for (const { jobId, task } of evicted) this.detachAux(jobId, [task]);
+    return evicted;
   }
 
   /** Frees everything a job holds; returns the tasks it held (empty when none). */
@@ -297,7 +392,18 @@ export class ClusterState implements ClusterView {
       if (milli === 0 && this.gpuIsUp[i]![g]) wholeFree++;
     });
     if (wholeFree !== this.wholeFree[i]) throw new InvariantError(`${where}: free whole GPUs ${this.wholeFree[i]} vs ${wholeFree}`);
-    return { gpuMilli, cpuMilli: used.cpuMilli, schedulableWholeGpus: this.schedulable(i) ? wholeFree : 0 };
+    let auxCpu = 0;
+    let auxMem = 0;
+    for (const { task } of this.auxByNode[i]!) {
+      auxCpu += task.cpuMilli;
+      auxMem += task.memMiB;
+    }
+    if (auxCpu !== this.auxCpuMilli[i] || auxMem !== this.auxMemMiB[i]) {
+      throw new InvariantError(`${where}: auxiliary accounting ${this.auxCpuMilli[i]} CPU milli, ${this.auxMemMiB[i]} MiB vs ${auxCpu}, ${auxMem}`);
+    }
+    if (used.cpuMilli + auxCpu > node.cpuMilli || used.memMiB + auxMem > node.memMiB) throw new InvariantError(`${where}: auxiliary tasks over-allocate it`);
+    if (auxCpu + auxMem > 0 && this.health[i] === 'down') throw new InvariantError(`${where} is down but holds auxiliary tasks`);
+    return { gpuMilli, cpuMilli: used.cpuMilli + auxCpu, schedulableWholeGpus: this.schedulable(i) ? wholeFree : 0 };
   }
 
   /** Throws unless the cluster-wide counters equal the sums of the nodes' shares. */

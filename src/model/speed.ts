@@ -5,6 +5,8 @@ import type { JobSpec, RoleSpec } from './job-spec.js';
 export interface JobShape {
   readonly workers: number;
   readonly ps: number;
+  /** CPU each parameter server holds, in thousandths of a core (absent: what the spec asks for). */
+  readonly psCpuMilli?: number;
 }
 
 /** The job's requested shape: the replica counts in its spec. */
@@ -23,7 +25,7 @@ export function stepsPerS(spec: JobSpec, shape: JobShape): number {
     case 'ps-async': {
       const { workers: w, ps: p } = shape;
       if (w <= 0 || p <= 0) return 0;
-      return w / (speed.t0 + (speed.t1 * w) / p + speed.t2 * w + speed.t3 * p);
+      return w / (speed.t0 + ((speed.t1 * w) / p) * psUpdateSlowdown(spec, shape) + speed.t2 * w + speed.t3 * p);
     }
     default:
       return assertNever(speed);
@@ -43,6 +45,19 @@ export function nominalStepsPerS(spec: JobSpec): number {
 export function allreduceStepTimeS(computeS: number, commS: number, requestedWorkers: number, workers: number): number {
   const ring = (n: number): number => (2 * (n - 1)) / n;
   return (computeS * requestedWorkers) / workers + (commS * ring(workers)) / ring(Math.max(requestedWorkers, 2));
+}
+
+/**
+ * How much longer a PS's share of a step (the t1·w/p parameter-update term) takes with the CPU each
+ * PS holds than with the CPU its spec asks for: requested ÷ held. The update is CPU-bound work on
+ * the PS (a modelling assumption, as DLRover's brain treats a CPU-hot PS as the bottleneck and
+ * replaces it by one with more CPU, REFERENCE §2), so twice the CPU halves the term.
+ */
+export function psUpdateSlowdown(spec: JobSpec, shape: JobShape): number {
+  if (shape.psCpuMilli === undefined) return 1;
+  const requested = spec.roles.find((r) => r.role === 'ps')?.demand.cpuMilli;
+  if (requested === undefined || requested === shape.psCpuMilli) return 1;
+  return requested / shape.psCpuMilli;
 }
 
 function replicasOfRole(roles: readonly RoleSpec[], role: RoleSpec['role']): number {

@@ -1,8 +1,9 @@
-import type { TaskPlacement } from '../model/allocation.js';
+import type { Eviction, TaskPlacement } from '../model/allocation.js';
 import type { CapacityScratch } from '../model/capacity.js';
 import type { ClusterView } from '../model/cluster-state.js';
 import type { JobKind, JobSpec, ReplicaDemand, Role } from '../model/job-spec.js';
 import type { LossSample, SpeedSample } from '../model/observations.js';
+import type { Decision } from './decision.js';
 
 /** Lifecycle of a job in the simulation ('waiting': not submitted yet, or crashed and not yet resubmitted). */
 export type JobPhase = 'waiting' | 'queued' | 'running' | 'completed' | 'failed';
@@ -69,22 +70,8 @@ export interface SchedulingContext {
   scratch(): CapacityScratch;
 }
 
-/**
- * One action a scheduling policy asks for. The simulation applies preemptions first, then the
- * removals of every resize, then their additions, then starts, so a plan may reuse what it frees.
- */
-export type SchedulingAction =
-  /** Start a queued job on these tasks: its requested replicas, or for an elastic job any allowed count. */
-  | { readonly kind: 'start'; readonly jobId: string; readonly tasks: readonly TaskPlacement[] }
-  /** Change a running job's tasks (tasks to remove are ones it holds); training pauses `resizePause`. */
-  | {
-      readonly kind: 'resize';
-      readonly jobId: string;
-      readonly add: readonly TaskPlacement[];
-      readonly remove: readonly TaskPlacement[];
-    }
-  /** Stop a running job and put it back in the queue; it keeps its progress (checkpoint on preemption). */
-  | { readonly kind: 'preempt'; readonly jobId: string };
+/** One action a scheduling policy asks for (see Decision). */
+export type SchedulingAction = Decision;
 
 /** Decides which queued jobs start, and may resize or preempt running ones. Must not change anything it is given. */
 export interface SchedulingPolicy {
@@ -97,6 +84,8 @@ export interface SchedulingPolicy {
    * whose smallest gang does not fit the whole, empty cluster can never start and fails at once.
    */
   smallestStart?(spec: JobSpec): PlacementRequest;
+  /** Told of auxiliary tasks of its jobs that the simulation took back (a training task needed their capacity, or their node went down). */
+  onEvicted?(evictions: readonly Eviction[]): void;
 }
 
 /** The replicas of a job at its requested size (worker count overridable for elastic jobs), in role order. */

@@ -128,7 +128,7 @@ export class FaultHandler {
         for (const job of victims) this.crash(job, occurrence, effect.kind === 'gpu-down' ? 'its GPU failed' : 'its node lost the network');
         return;
       case 'node-down':
-        if (this.faults.nodeDown(nodeIndex)) this.cluster.setNodeHealth(nodeIndex, 'down');
+        if (this.faults.nodeDown(nodeIndex)) this.takeNodeDown(nodeIndex);
         this.takeEffect(occurrence);
         for (const job of victims) this.crash(job, occurrence, 'its node failed');
         this.scheduleRepair(occurrence);
@@ -161,6 +161,12 @@ export class FaultHandler {
     }
   }
 
+  /** A node goes down: closed to new work, and the auxiliary tasks on it are taken back at once (its jobs' tasks crash with it). */
+  private takeNodeDown(nodeIndex: number): void {
+    this.cluster.setNodeHealth(nodeIndex, 'down');
+    this.control.evictAuxOn(nodeIndex);
+  }
+
   /** Counts a fault that took effect and logs it. */
   private takeEffect(occurrence: FaultOccurrence): void {
     this.faults.count(occurrence);
@@ -185,7 +191,7 @@ export class FaultHandler {
     if (occurrence.type.effect.kind === 'gpu-down') {
       if (this.faults.gpuDown(nodeIndex, gpuIndex ?? 0)) this.cluster.setGpuUp(nodeIndex, gpuIndex ?? 0, false);
     } else if (this.faults.nodeDown(nodeIndex)) {
-      this.cluster.setNodeHealth(nodeIndex, 'down');
+      this.takeNodeDown(nodeIndex);
     }
     this.logFault('isolated', occurrence, '', detail);
     for (const job of this.jobsOn(nodeIndex, occurrence.type.effect.kind === 'gpu-down' ? (gpuIndex ?? 0) : null)) {
@@ -406,7 +412,7 @@ export class FaultHandler {
         detail = `relaunches exhausted: scaled down to ${(this.cluster.tasksOf(job.spec.id) ?? []).filter((t) => t.role === 'worker').length} workers`;
       } else if (replacement) {
         this.inheritRelaunches(badTasks, replacement);
-        this.cluster.allocate(job.spec.id, replacement);
+        this.control.addTasks(job, replacement);
         steps.push({ kind: 'rescheduling', seconds: plan.replaceS });
         detail = `${badTasks.length} pods replaced`;
       } else if (plan.scaleDownS !== null && this.scaleDown(job, badTasks)) {
@@ -488,7 +494,7 @@ export class FaultHandler {
       if (add.length === 0) continue;
       job.advanceTo(this.engine.nowS);
       this.control.recordSpeedSample(job);
-      this.cluster.allocate(job.spec.id, add);
+      this.control.addTasks(job, add);
       this.control.takeShape(job);
       const steps = job.growBackPause;
       if (job.workers >= Math.min(requested.replicas, elastic.maxReplicas)) {

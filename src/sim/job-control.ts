@@ -1,10 +1,12 @@
 import type { Engine } from '../engine/engine.js';
 import { InvariantError } from '../errors.js';
-import type { TaskPlacement } from '../model/allocation.js';
+import type { AuxTask, Eviction, TaskPlacement } from '../model/allocation.js';
 import type { ClusterState } from '../model/cluster-state.js';
 import { FLASH_SAVE_BLOCK_S } from '../model/job-spec.js';
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
+import { demandIn, shapeOfTasks } from '../model/shape.js';
 import { stepsPerS } from '../model/speed.js';
+import type { ReshapePause } from '../policies/decision.js';
 import type { CheckpointCosts } from '../policies/recovery/types.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
@@ -44,6 +46,8 @@ export class JobControl {
   private readonly runningList: JobRuntime[] = [];
   private ended = 0;
   private changed = false;
+  /** Auxiliary tasks taken back since the owners were last told (see takeEvictions). */
+  private evictions: Eviction[] = [];
   /** GPUs of running jobs weighted by their speed (the utilisation numerator). */
   busyGpus = 0;
   /** Names the policy whose decision a shape breach comes from, in its error. */
@@ -136,7 +140,7 @@ export class JobControl {
     this.expectPhase(job, 'queued', 'start');
     const nowS = this.engine.nowS;
     job.advanceTo(nowS);
-    this.cluster.allocate(job.spec.id, tasks);
+    this.allocate(job, tasks);
     const restarting = job.firstStartS !== null;
     job.phase = 'running';
     job.paused = false;
@@ -183,9 +187,82 @@ export class JobControl {
     this.cluster.releaseTasks(job.spec.id, remove);
   }
 
-  /** Gives a running job more tasks (no shape is taken: see finishResize). */
+  /** Gives a running job more tasks (no shape is taken: see finishResize); auxiliary tasks in the way give way. */
   addTasks(job: JobRuntime, add: readonly TaskPlacement[]): void {
-    this.cluster.allocate(job.spec.id, add);
+    this.allocate(job, add);
+  }
+
+  /** First half of a reshape: the job gives back `remove` of `role` (its speed so far is recorded). */
+  releaseForReshape(job: JobRuntime, role: string, remove: readonly TaskPlacement[]): void {
+    this.expectRole(job, role, remove, 'remove');
+    this.releaseForResize(job, remove);
+  }
+
+  /** Gives a running job tasks of `role`, the reshape's additions. */
+  addForReshape(job: JobRuntime, role: string, add: readonly TaskPlacement[]): void {
+    this.expectRole(job, role, add, 'add');
+    this.allocate(job, add);
+  }
+
+  /**
+   * Second half of a reshape: the job takes its new shape (checked against its spec's bounds) and
+   * pauses as `pause` says: not at all; the resize pause and a restart of its processes; or the
+   * resize pause with a checkpoint save (it becomes the job's last checkpoint), then the restart
+   * and the checkpoint's load. Progress is kept; the pause is not recovery from a fault.
+   */
+  finishReshape(job: JobRuntime, pause: ReshapePause): void {
+    job.reshapes++;
+    if (pause === 'checkpoint-restore' && job.spec.checkpoint) {
+      // The reshape's save is a checkpoint like any other: a later crash rolls back to it.
+      job.previousCheckpointedSteps = job.checkpointedSteps;
+      job.checkpointedSteps = job.progressSteps;
+      job.trainedSinceCheckpointS = 0;
+    }
+    this.takeShape(job);
+    if (pause === 'none') return;
+    const startup: PauseStep = { kind: 'starting', seconds: job.spec.startupS ?? 0 };
+    if (pause === 'restart') {
+      this.pause(job, [...this.resizePause(), startup], false);
+      return;
+    }
+    const saveS = job.spec.checkpoint ? (this.checkpointCosts?.saveS ?? job.spec.checkpoint.saveS) : 0;
+    const loadS = job.spec.checkpoint ? (this.checkpointCosts?.loadS ?? job.spec.checkpoint.loadS) : 0;
+    this.pause(job, [{ kind: 'resizing', seconds: this.scenario.params.resizePauseS + saveS }, startup, { kind: 'loading', seconds: loadS }], false);
+  }
+
+  /** Gives a running job auxiliary tasks on idle capacity. */
+  attach(job: JobRuntime, tasks: readonly AuxTask[]): void {
+    this.expectPhase(job, 'running', 'attach auxiliary tasks to');
+    this.cluster.attachAux(job.spec.id, tasks);
+  }
+
+  /** Takes auxiliary tasks back from a job. */
+  detach(job: JobRuntime, tasks: readonly AuxTask[]): void {
+    this.cluster.detachAux(job.spec.id, tasks);
+  }
+
+  /** Takes back every auxiliary task on a node that went down. */
+  evictAuxOn(nodeIndex: number): void {
+    this.evictions.push(...this.cluster.evictAuxOn(nodeIndex));
+  }
+
+  /** The auxiliary tasks taken back since the last call, in the order they were taken. */
+  takeEvictions(): Eviction[] {
+    const taken = this.evictions;
+    this.evictions = [];
+    return taken;
+  }
+
+  /** Allocates tasks to a job, keeping the auxiliary tasks that gave way. */
+  private allocate(job: JobRuntime, tasks: readonly TaskPlacement[]): void {
+    const evicted = this.cluster.allocate(job.spec.id, tasks);
+    if (evicted.length > 0) this.evictions.push(...evicted);
+  }
+
+  /** Throws an InvariantError unless every task is of `role`. */
+  private expectRole(job: JobRuntime, role: string, tasks: readonly TaskPlacement[], what: string): void {
+    const other = tasks.find((task) => task.role !== role);
+    if (other) throw new InvariantError(`${this.decidedBy}: a reshape of job ${job.spec.id}'s ${role} role cannot ${what} a ${other.role} task`);
   }
 
   /** Second half of a resize: the job takes its new shape and pauses to re-form its group. */
@@ -265,21 +342,24 @@ export class JobControl {
     }
     job.gpusWhenRunning = job.gpus;
     job.cpuMilliWhenRunning = job.cpuMilli;
+    job.shape = shapeOfTasks(job.spec, tasks);
     const crossRack = job.spec.kind === 'allreduce' && racks.size > 1;
-    job.baseRateStepsPerS = stepsPerS(job.spec, { workers: job.workers, ps: job.ps }) / (crossRack ? this.scenario.params.crossRackSlowdown : 1);
+    const psCpuMilli = demandIn(job.shape, 'ps')?.cpuMilli;
+    const shape = psCpuMilli === undefined ? { workers: job.workers, ps: job.ps } : { workers: job.workers, ps: job.ps, psCpuMilli };
+    job.baseRateStepsPerS = stepsPerS(job.spec, shape) / (crossRack ? this.scenario.params.crossRackSlowdown : 1);
     job.shapeSinceS = this.engine.nowS;
     job.hardwareFactor = this.hardwareFactorOf(job);
     this.refreshRate(job);
   }
 
   /** Pauses a running job's training for the steps given, one after another; a resume event ends the pause. Returns its length in seconds. */
-  pause(job: JobRuntime, steps: readonly PauseStep[]): number {
+  pause(job: JobRuntime, steps: readonly PauseStep[], forRecovery = isRecoveryPause(steps)): number {
     const pauseS = steps.reduce((sum, step) => sum + step.seconds, 0);
     if (pauseS <= 0) return 0;
     job.paused = true;
     job.pauses++;
     job.pauseSteps = steps;
-    job.pauseForRecovery = isRecoveryPause(steps);
+    job.pauseForRecovery = forRecovery;
     job.pauseStartS = this.engine.nowS;
     this.refreshRate(job);
     this.engine.scheduleAt(this.engine.nowS + pauseS, { kind: 'job-resume', jobId: job.spec.id, pause: job.pauses });
@@ -408,12 +488,15 @@ export class JobControl {
   /** Releases everything a running job holds and takes it off the running list. */
   stopRunning(job: JobRuntime): void {
     this.cluster.release(job.spec.id);
+    const aux = this.cluster.auxOf(job.spec.id);
+    if (aux.length > 0) this.cluster.detachAux(job.spec.id, [...aux]);
     this.busyGpus -= job.busyGpusCounted;
     job.busyGpusCounted = 0;
     job.gpus = 0;
     job.cpuMilli = 0;
     job.workers = 0;
     job.ps = 0;
+    job.shape = [];
     job.hardwareFactor = 1;
     job.epoch++;
     const index = this.runningList.indexOf(job);

@@ -1,6 +1,7 @@
 import { InvariantError } from '../errors.js';
 import { requestedGpus, type JobKind, type JobSpec, type Role } from '../model/job-spec.js';
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
+import type { RuntimeShape } from '../model/shape.js';
 import { nominalStepsPerS } from '../model/speed.js';
 import type { JobPhase, JobView } from '../policies/types.js';
 
@@ -78,6 +79,8 @@ export class JobRuntime implements JobView {
   progressSteps = 0;
   workers = 0;
   ps = 0;
+  /** Role by role, the replicas it runs with now and what each holds (empty when not running). */
+  shape: RuntimeShape = [];
   /** GPUs held now (shared GPUs count fractionally). */
   gpus = 0;
   /** CPU held now, in thousandths of a core. */
@@ -155,6 +158,8 @@ export class JobRuntime implements JobView {
   restarts = 0;
   preemptions = 0;
   resizes = 0;
+  /** Reshapes of a role (replicas or demand changed by a reshape-role decision). */
+  reshapes = 0;
   /** Seconds the training processes ran (not paused). */
   runningS = 0;
   /** Seconds of `runningS` lost to hardware slowdowns: (1 − the job's slowdown factor) × time trained under it. */

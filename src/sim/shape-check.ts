@@ -1,10 +1,12 @@
 import { InvariantError } from '../errors.js';
 import type { TaskPlacement } from '../model/allocation.js';
 import type { JobSpec, ReplicaDemand } from '../model/job-spec.js';
+import { MAX_CPU_CORES, MAX_MEM_GIB } from '../model/limits.js';
 
 /**
- * Checks that a job's tasks form a shape it may run with: each task asks its role's demand (memory
- * may be more, after an OOM relaunch);
+ * Checks that a job's tasks form a shape it may run with, against its spec's bounds (not equality):
+ * each task holds its role's GPUs (count and share) and any positive CPU and memory within the
+ * per-replica limits (an auto-scaler may give a PS more CPU, an OOM relaunch more memory);
  * workers number the requested count, or for an elastic job a multiple of its unit within its
  * bounds; PS jobs that are elastic may run any positive number of parameter servers; other roles
  * their requested count. A breach is a policy bug (InvariantError).
@@ -14,7 +16,7 @@ export function checkShape(spec: JobSpec, tasks: readonly TaskPlacement[], polic
     const mine = tasks.filter((t) => t.role === role.role);
     for (const task of mine) {
       if (!demandFits(task.demand, role.demand)) {
-        throw new InvariantError(`${policy}: job ${spec.id} got a ${role.role} task with another demand than its spec`);
+        throw new InvariantError(`${policy}: job ${spec.id} got a ${role.role} task whose demand is outside its spec's bounds`);
       }
     }
     const count = mine.length;
@@ -37,5 +39,13 @@ export function checkShape(spec: JobSpec, tasks: readonly TaskPlacement[], polic
 }
 
 function demandFits(task: ReplicaDemand, role: ReplicaDemand): boolean {
-  return task === role || (task.gpus === role.gpus && task.gpuMilli === role.gpuMilli && task.cpuMilli === role.cpuMilli && task.memMiB >= role.memMiB);
+  if (task === role) return true;
+  return (
+    task.gpus === role.gpus &&
+    task.gpuMilli === role.gpuMilli &&
+    task.cpuMilli > 0 &&
+    task.cpuMilli <= MAX_CPU_CORES * 1000 &&
+    task.memMiB > 0 &&
+    task.memMiB <= MAX_MEM_GIB * 1024
+  );
 }

@@ -13,7 +13,6 @@ import type { RecoveryPolicy } from '../policies/recovery/types.js';
 import {
   placementRequestOf,
   type PlacementPolicy,
-  type SchedulingAction,
   type SchedulingContext,
   type SchedulingPolicy,
 } from '../policies/types.js';
@@ -21,9 +20,13 @@ import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import { FaultTracker, type TimelineRow } from './fault-tracker.js';
 import { FaultHandler } from './fault-handler.js';
+import { applyDecisions } from './apply-decisions.js';
 import { JobControl } from './job-control.js';
 import { InvariantChecker, invariantChecksByDefault } from './invariants.js';
 import { JobRuntime } from './job-runtime.js';
+
+/** Passes in one instant after auxiliary tasks gave way; each pass can only evict for training starting, so more is a policy loop. */
+const MAX_EVICTION_ROUNDS = 100;
 
 /** What a finished run returns: the summary (without perf) and every job's final state. */
 export interface SimResult {
@@ -255,6 +258,12 @@ export class Simulation {
     // Running jobs matter too: elastic ones may grow into capacity a finished job freed.
     const { queued, running } = this.control;
     if (this.control.dirty && (queued.length > 0 || running.length > 0)) this.schedulePass();
+    // Auxiliary tasks taken back in this instant: their owner hears of it and may place them anew.
+    for (let rounds = 0, evictions = this.control.takeEvictions(); evictions.length > 0; evictions = this.control.takeEvictions()) {
+      if (++rounds > MAX_EVICTION_ROUNDS) throw new InvariantError(`${this.scheduling.name}: auxiliary tasks still given way after ${MAX_EVICTION_ROUNDS} passes in one instant`);
+      this.scheduling.onEvicted?.(evictions);
+      this.schedulePass();
+    }
     this.control.clearDirty();
     this.checker?.afterInstant({ nowS: this.engine.nowS, queued: this.control.queued, running: this.control.running, endedJobs: this.control.endedJobs });
   }
@@ -270,48 +279,8 @@ export class Simulation {
       placement: this.placement,
       scratch: () => new CapacityScratch(this.cluster),
     };
-    const actions = this.scheduling.schedule(context);
-    this.applyActions(actions);
+    applyDecisions(this.control, this.scheduling.schedule(context), this.scheduling.name);
     this.faultHandler.growBack();
-  }
-
-  /** Applies a policy's actions: preemptions, then resize removals, resize additions, and starts. */
-  private applyActions(actions: readonly SchedulingAction[]): void {
-    const touched = new Set<string>();
-    const claim = (jobId: string): JobRuntime => {
-      if (touched.has(jobId)) throw new InvariantError(`${this.scheduling.name}: two actions for job ${jobId}`);
-      touched.add(jobId);
-      return this.control.job(jobId);
-    };
-    const resized: JobRuntime[] = [];
-    const started = new Set<JobRuntime>();
-    for (const action of actions) if (action.kind === 'preempt') this.control.preempt(claim(action.jobId));
-    for (const action of actions) {
-      if (action.kind !== 'resize') continue;
-      const job = claim(action.jobId);
-      this.control.releaseForResize(job, action.remove);
-      resized.push(job);
-    }
-    for (const action of actions) {
-      if (action.kind === 'resize') this.control.addTasks(this.control.job(action.jobId), action.add);
-    }
-    for (const job of resized) this.control.finishResize(job);
-    for (const action of actions) {
-      switch (action.kind) {
-        case 'start': {
-          const job = claim(action.jobId);
-          this.control.start(job, action.tasks);
-          started.add(job);
-          break;
-        }
-        case 'resize':
-        case 'preempt':
-          break;
-        default:
-          assertNever(action);
-      }
-    }
-    if (started.size > 0) this.control.removeStarted(started);
   }
 }
 

@@ -93,6 +93,8 @@ function summary(actions: readonly SchedulingAction[]): string[] {
         return `resize ${a.jobId} +${a.add.length} -${a.remove.length}`;
       case 'preempt':
         return `preempt ${a.jobId}`;
+      default:
+        return `${a.kind} ${a.jobId}`;
     }
   });
 }

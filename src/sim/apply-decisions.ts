@@ -1,0 +1,67 @@
+import { assertNever, InvariantError } from '../errors.js';
+import type { Decision } from '../policies/decision.js';
+import type { JobControl } from './job-control.js';
+import type { JobRuntime } from './job-runtime.js';
+
+/**
+ * Validates a batch of decisions from the policy `by` and applies it through the job control:
+ * preemptions first, then every removal (resizes, reshapes, detaches), then every addition, then
+ * the resized and reshaped jobs take their shapes, then starts. A batch naming one job twice, a
+ * decision for a job in the wrong phase, or a shape outside the spec's bounds is a policy bug
+ * (InvariantError naming `by`).
+ */
+export function applyDecisions(control: JobControl, decisions: readonly Decision[], by: string): void {
+  control.decidedBy = by;
+  const touched = new Set<string>();
+  const claim = (jobId: string): JobRuntime => {
+    if (touched.has(jobId)) throw new InvariantError(`${by}: two decisions for job ${jobId}`);
+    touched.add(jobId);
+    return control.job(jobId);
+  };
+  const jobs = new Map<Decision, JobRuntime>();
+  for (const decision of decisions) if (decision.kind === 'preempt') control.preempt(claim(decision.jobId));
+  for (const decision of decisions) {
+    switch (decision.kind) {
+      case 'resize': {
+        const job = claim(decision.jobId);
+        control.releaseForResize(job, decision.remove);
+        jobs.set(decision, job);
+        break;
+      }
+      case 'reshape-role': {
+        const job = claim(decision.jobId);
+        control.releaseForReshape(job, decision.role, decision.remove);
+        jobs.set(decision, job);
+        break;
+      }
+      case 'detach': {
+        const job = claim(decision.jobId);
+        control.detach(job, decision.tasks);
+        break;
+      }
+      case 'start':
+      case 'preempt':
+      case 'attach':
+        break;
+      default:
+        assertNever(decision);
+    }
+  }
+  for (const decision of decisions) {
+    if (decision.kind === 'resize') control.addTasks(jobs.get(decision)!, decision.add);
+    else if (decision.kind === 'reshape-role') control.addForReshape(jobs.get(decision)!, decision.role, decision.add);
+    else if (decision.kind === 'attach') control.attach(claim(decision.jobId), decision.tasks);
+  }
+  for (const decision of decisions) {
+    if (decision.kind === 'resize') control.finishResize(jobs.get(decision)!);
+    else if (decision.kind === 'reshape-role') control.finishReshape(jobs.get(decision)!, decision.pause);
+  }
+  const started = new Set<JobRuntime>();
+  for (const decision of decisions) {
+    if (decision.kind !== 'start') continue;
+    const job = claim(decision.jobId);
+    control.start(job, decision.tasks);
+    started.add(job);
+  }
+  if (started.size > 0) control.removeStarted(started);
+}
