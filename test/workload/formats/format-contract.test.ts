@@ -51,6 +51,8 @@ interface FormatContract {
   readonly cluster?: { readonly file: string; readonly corruption: Corruption & { readonly kind: 'csv-cell' } };
   /** Present exactly when the format has writeJobs. */
   readonly readBack?: readonly ReadBack[];
+  /** With a writer: the generator style (native sample) whose jobs are written and read back too. */
+  readonly generatedStyle?: string;
 }
 
 /** A job without `source` and without the named top-level fields and per-replica demand fields. */
@@ -84,8 +86,19 @@ const CONTRACTS: Readonly<Record<string, FormatContract>> = {
       },
     ],
     cluster: { file: 'alibaba-gpu-2023/openb_node_list_sample.csv', corruption: { kind: 'csv-cell', column: 'memory_mib' } },
-    // Drops the user: the pod list has none (qos is a service class) and reads back "".
-    readBack: [{ name: 'pod list', files: ['openb_pod_list_sample.csv'], carried: (job) => carriedFields(job, ['user']) }],
+    // Drops the user: the pod list has none (qos is a service class) and reads back "". A job
+    // without a status reads back "Succeeded"; of several roles only the worker is written (one pod per job).
+    readBack: [
+      {
+        name: 'pod list',
+        files: ['openb_pod_list_sample.csv'],
+        carried: (job) => ({
+          ...(carriedFields({ ...job, roles: job.roles.filter((role) => role.role === 'worker') }, ['user']) as object),
+          traceStatus: job.traceStatus ?? 'Succeeded',
+        }),
+      },
+    ],
+    generatedStyle: 'alibaba-pai',
   },
   'alibaba-pai-2020': {
     jobs: [
@@ -100,14 +113,20 @@ const CONTRACTS: Readonly<Record<string, FormatContract>> = {
       file: 'alibaba-pai-2020/pai_machine_spec_sample.csv',
       corruption: { kind: 'csv-cell', column: 'cap_cpu', headerless: PAI_MACHINE_COLUMNS },
     },
-    // Drops elastic bounds (PAI jobs are rigid and read back null); the rest is carried.
+    // Drops elastic bounds (PAI jobs are rigid and read back null); a job without a status reads
+    // back "Terminated", one of unknown retries 0 (the instance table records every attempt).
     readBack: [
       {
         name: 'job, task and instance tables',
         files: ['pai_job_table.csv', 'pai_task_table.csv', 'pai_instance_table.csv'],
-        carried: (job) => carriedFields(job, ['elastic']),
+        carried: (job) => ({
+          ...(carriedFields(job, ['elastic']) as object),
+          traceStatus: job.traceStatus ?? 'Terminated',
+          traceRetries: job.traceRetries ?? 0,
+        }),
       },
     ],
+    generatedStyle: 'alibaba-pai',
   },
   philly: {
     jobs: [
@@ -130,11 +149,13 @@ const CONTRACTS: Readonly<Record<string, FormatContract>> = {
         carried: (job) => ({ ...(carriedFields(job, []) as object), traceRetries: job.traceRetries ?? 0 }),
       },
     ],
+    generatedStyle: 'philly',
   },
   helios: {
     jobs: [{ name: 'cluster_log.csv', files: ['helios/cluster_log.csv'], corruptFile: 0, corruption: { kind: 'csv-cell', column: 'gpu_num' } }],
     // Drops memory: cluster_log.csv has no memory column, so it reads back as the per-GPU default.
     readBack: [{ name: 'cluster_log.csv', files: ['cluster_log.csv'], carried: (job) => carriedFields(job, [], ['memMiB']) }],
+    generatedStyle: 'philly',
   },
   acme: {
     // Not the duration cell: Acme takes the run time from start/end times when both are present (by design).
@@ -147,6 +168,7 @@ const CONTRACTS: Readonly<Record<string, FormatContract>> = {
       { name: 'trace_seren.csv', files: ['trace_seren.csv'], carried: (job) => carriedFields(job, [], ['memMiB']) },
       { name: 'trace_kalos.csv', files: ['trace_kalos.csv'], carried: (job) => carriedFields(job, []) },
     ],
+    generatedStyle: 'philly',
   },
 };
 
@@ -204,6 +226,31 @@ function expectLocated(error: unknown, file: string, line: number, column: strin
 /** The column a spoiled row is reported at. */
 function spoiledColumn(corruption: Corruption): string {
   return corruption.kind === 'json-line' ? 'record' : corruption.column;
+}
+
+/** Writes `jobs` with the format's writer and reads `layout` back strictly; both as the layout carries them. */
+async function roundTrip(format: TraceFormat, layout: ReadBack, jobs: readonly JobSpec[]): Promise<{ written: unknown[]; read: unknown[] }> {
+  const dir = await mkdtemp(join(scratch, 'written-'));
+  const written = await format.writeJobs!(jobs, dir);
+  const back = layout.files.map((name) => {
+    const file = written.find((path) => basename(path) === name);
+    expect(file, `${name} among ${written.map((path) => basename(path)).join(' ')}`).toBeDefined();
+    return file!;
+  });
+  const read = await readAllJobs(format, back, { strict: true });
+  return { written: jobs.map(layout.carried), read: read.jobs.map(layout.carried) };
+}
+
+/**
+ * The jobs of a generator's native sample in whole seconds, the earliest submitted at 0: what a
+ * trace of whole-second times holds (Philly, Helios and Acme timestamps have that resolution, and
+ * every reader counts submissions from the earliest).
+ */
+async function generatedJobs(style: string): Promise<JobSpec[]> {
+  const { jobs, skipped } = await readAllJobs(nativeFormat, [join(SAMPLES, 'native', `${style}.jsonl`)], { strict: true });
+  expect(skipped).toEqual([]);
+  const earliestS = Math.min(...jobs.map((job) => Math.round(job.submitS)));
+  return jobs.map((job) => ({ ...job, submitS: Math.round(job.submitS) - earliestS, totalSteps: Math.round(job.totalSteps) }));
 }
 
 let scratch: string;
@@ -303,20 +350,30 @@ describe.each(Object.keys(traceFormats))('trace format %s (contract)', (id) => {
       it.each(contract.readBack.map((layout) => [layout.name, layout] as const))(
         'round trip: jobs written and read back from %s are the same jobs (in what the layout carries)',
         async (_layout, layout) => {
-          const jobs = await sampleJobs();
-          const dir = await mkdtemp(join(scratch, 'written-'));
-          const written = await format.writeJobs!(jobs, dir);
-          const back = layout.files.map((name) => {
-            const file = written.find((path) => basename(path) === name);
-            expect(file, `${name} among ${written.map((path) => basename(path)).join(' ')}`).toBeDefined();
-            return file!;
-          });
-          const read = await readAllJobs(format, back, { strict: true });
-          expect(read.jobs.map(layout.carried)).toEqual(jobs.map(layout.carried));
+          const { written, read } = await roundTrip(format, layout, await sampleJobs());
+          expect(read).toEqual(written);
         },
       );
     }
   });
+
+  const style = contract?.generatedStyle;
+  if (contract?.readBack !== undefined) {
+    it('names a generator style whose jobs its writer round-trips', () => {
+      expect(style).toBeDefined();
+    });
+  }
+  if (contract?.readBack !== undefined && style !== undefined) {
+    it.each(contract.readBack.map((layout) => [layout.name, layout] as const))(
+      `round trip: the ${style} generator's jobs written and read back from %s are the same jobs (in what the layout carries)`,
+      async (_layout, layout) => {
+        const jobs = await generatedJobs(style);
+        expect(jobs.length).toBeGreaterThan(100);
+        const { written, read } = await roundTrip(format, layout, jobs);
+        expect(read).toEqual(written);
+      },
+    );
+  }
 
   const cluster = contract?.cluster;
   if (cluster !== undefined) {
