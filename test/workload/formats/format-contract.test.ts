@@ -42,6 +42,8 @@ interface ReadBack {
   readonly files: readonly string[];
   /** The part of a job this layout carries (without `source`, which names the file read). */
   readonly carried: (job: JobSpec) => unknown;
+  /** The jobs one written job reads back as, when not itself. */
+  readonly readsBackAs?: (job: JobSpec) => JobSpec[];
 }
 
 /** What the suite needs of a format: its job samples, its machine list sample, its written layouts. */
@@ -87,15 +89,23 @@ const CONTRACTS: Readonly<Record<string, FormatContract>> = {
     ],
     cluster: { file: 'alibaba-gpu-2023/openb_node_list_sample.csv', corruption: { kind: 'csv-cell', column: 'memory_mib' } },
     // Drops the user: the pod list has none (qos is a service class) and reads back "". A job
-    // without a status reads back "Succeeded"; of several roles only the worker is written (one pod per job).
+    // without a status reads back "Succeeded". The list has no jobs: a job of several replicas
+    // reads back as one one-worker pod per replica, `<id>-<role>-<k>`.
     readBack: [
       {
         name: 'pod list',
         files: ['openb_pod_list_sample.csv'],
-        carried: (job) => ({
-          ...(carriedFields({ ...job, roles: job.roles.filter((role) => role.role === 'worker') }, ['user']) as object),
-          traceStatus: job.traceStatus ?? 'Succeeded',
-        }),
+        carried: (job) => ({ ...(carriedFields(job, ['user']) as object), traceStatus: job.traceStatus ?? 'Succeeded' }),
+        readsBackAs: (job) =>
+          job.roles.length === 1 && job.roles[0]!.replicas === 1
+            ? [job]
+            : job.roles.flatMap((role) =>
+                Array.from({ length: role.replicas }, (_, k) => ({
+                  ...job,
+                  id: `${job.id}-${role.role}-${k}`,
+                  roles: [{ role: 'worker' as const, replicas: 1, demand: role.demand }],
+                })),
+              ),
       },
     ],
     generatedStyle: 'alibaba-pai',
@@ -238,7 +248,8 @@ async function roundTrip(format: TraceFormat, layout: ReadBack, jobs: readonly J
     return file!;
   });
   const read = await readAllJobs(format, back, { strict: true });
-  return { written: jobs.map(layout.carried), read: read.jobs.map(layout.carried) };
+  const expected = layout.readsBackAs === undefined ? jobs : jobs.flatMap(layout.readsBackAs);
+  return { written: expected.map(layout.carried), read: read.jobs.map(layout.carried) };
 }
 
 /**
