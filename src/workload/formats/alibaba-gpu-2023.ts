@@ -250,36 +250,46 @@ async function readNodeList(file: string, options: TraceReadOptions): Promise<Cl
   return { nodes };
 }
 
-/** One pod-list row for a job: its first worker role, scheduled at submission (Pending: never). */
-function podRecord(job: JobSpec): (string | number)[] {
+/**
+ * The pod-list rows of a job, one pod per replica (the list has no jobs, so a job of several
+ * replicas or roles becomes several pods, named `<id>-<role>-<k>`; a one-replica job keeps its id),
+ * each scheduled at submission (Pending: never).
+ */
+function podRecords(job: JobSpec): (string | number)[][] {
   if (job.speed.kind !== 'fixed') {
     throw new ConfigError(job.source, `only fixed-speed (trace replay) jobs can be written as pods, not ${job.speed.kind}`);
   }
-  const worker = job.roles.find((role) => role.role === 'worker');
-  if (worker === undefined) throw new ConfigError(job.source, 'a job needs a worker role');
-  const { gpus, gpuMilli, cpuMilli, memMiB } = worker.demand;
+  if (!job.roles.some((role) => role.role === 'worker')) throw new ConfigError(job.source, 'a job needs a worker role');
+  const single = job.roles.length === 1 && job.roles[0]!.replicas === 1;
   const phase = job.traceStatus ?? 'Succeeded';
   const deletionS = job.submitS + job.totalSteps;
-  const record: Record<(typeof POD_COLUMNS)[number], string | number> = {
-    name: job.id,
-    cpu_milli: cpuMilli,
-    memory_mib: memMiB,
-    num_gpu: gpus,
-    gpu_milli: gpus === 0 ? 0 : gpuMilli,
-    gpu_spec: job.gpuTypes.join('|'),
-    qos: 'LS',
-    pod_phase: phase,
-    creation_time: job.submitS,
-    deletion_time: deletionS,
-    // A Pending pod was never scheduled; readJobs then runs it deletion − creation, the same time.
-    scheduled_time: phase === 'Pending' ? '' : job.submitS,
-  };
-  return POD_COLUMNS.map((column) => record[column]);
+  const rows: (string | number)[][] = [];
+  for (const role of job.roles) {
+    const { gpus, gpuMilli, cpuMilli, memMiB } = role.demand;
+    for (let replica = 0; replica < role.replicas; replica++) {
+      const record: Record<(typeof POD_COLUMNS)[number], string | number> = {
+        name: single ? job.id : `${job.id}-${role.role}-${replica}`,
+        cpu_milli: cpuMilli,
+        memory_mib: memMiB,
+        num_gpu: gpus,
+        gpu_milli: gpus === 0 ? 0 : gpuMilli,
+        gpu_spec: job.gpuTypes.join('|'),
+        qos: 'LS',
+        pod_phase: phase,
+        creation_time: job.submitS,
+        deletion_time: deletionS,
+        // A Pending pod was never scheduled; readJobs then runs it deletion − creation, the same time.
+        scheduled_time: phase === 'Pending' ? '' : job.submitS,
+      };
+      rows.push(POD_COLUMNS.map((column) => record[column]));
+    }
+  }
+  return rows;
 }
 
 /** Writes jobs as `openb_pod_list_sample.csv` (with a header row) in `outDir`; returns the file written. */
 async function writePodList(jobs: readonly JobSpec[], outDir: string): Promise<string[]> {
-  const rows = jobs.map(podRecord);
+  const rows = jobs.flatMap(podRecords);
   await mkdir(outDir, { recursive: true });
   const file = join(outDir, OPENB_POD_SAMPLE_FILE);
   await writeFile(file, stringify([[...POD_COLUMNS], ...rows]));

@@ -157,6 +157,38 @@ describe('alibaba-gpu-2023 pods', () => {
     };
     expect(back.map(strip)).toEqual(jobs.map(strip));
   });
+
+  it('writes a job of several replicas as one pod per replica, keeping its whole demand', async () => {
+    const demand = (gpus: number, gpuMilli: number, cpuMilli: number, memMiB: number) => ({ gpus, gpuMilli, cpuMilli, memMiB });
+    const job: JobSpec = {
+      id: 'ps-job',
+      kind: 'batch',
+      submitS: 0,
+      user: '',
+      gpuTypes: ['T4'],
+      roles: [
+        { role: 'worker', replicas: 2, demand: demand(1, 500, 4000, 8192) },
+        { role: 'ps', replicas: 1, demand: demand(0, 1000, 6000, 16384) },
+      ],
+      elastic: null,
+      totalSteps: 300,
+      speed: { kind: 'fixed' },
+      source: 'test',
+      traceStatus: 'Failed',
+    };
+    const files = await alibabaGpu2023Format.writeJobs!([job], join(dir, 'replicas'));
+    const { jobs: back } = await readAll(files, { strict: true });
+    expect(back.map((pod) => pod.id)).toEqual(['ps-job-worker-0', 'ps-job-worker-1', 'ps-job-ps-0']);
+    expect(back.map((pod) => pod.roles)).toEqual([
+      [{ role: 'worker', replicas: 1, demand: demand(1, 500, 4000, 8192) }],
+      [{ role: 'worker', replicas: 1, demand: demand(1, 500, 4000, 8192) }],
+      [{ role: 'worker', replicas: 1, demand: demand(0, 1000, 6000, 16384) }],
+    ]);
+    for (const pod of back) {
+      expect([pod.submitS, pod.totalSteps, pod.traceStatus]).toEqual([0, 300, 'Failed']);
+      expect(pod.gpuTypes).toEqual(['T4']);
+    }
+  });
 });
 
 describe('alibaba-gpu-2023 nodes', () => {
