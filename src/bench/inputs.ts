@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { readYamlText } from '../scenario/yaml-file.js';
+import { readYamlText } from '../io/yaml-file.js';
 
 /**
  * The data files a scenario reads that are absent (a replayed trace, a machine list, a fault

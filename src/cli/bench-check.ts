@@ -7,7 +7,7 @@ import { type BenchFigure, checkRatioFloors, formatRatioCheck } from '../bench/p
 import { scenarioFiles } from '../bench/plan.js';
 import { SimError } from '../errors.js';
 import { checkOutFile } from '../io/destination.js';
-import { writeFileAtomic } from '../report/atomic-write.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
 import { defaultWorkers, runMany } from './run-many.js';
 
 /** What `dlsim bench --check FILE` / `--update FILE` is asked to do. */

@@ -6,7 +6,7 @@ import type { BenchFigure as Figure } from '../bench/perf-gate.js';
 import { benchSimThroughput, simEventsPerS } from '../bench/sim-throughput.js';
 import { ConfigError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
-import { benchOptimusRound } from '../policies/scheduling/optimus-bench.js';
+import { benchOptimusRound } from '../bench/optimus-bench.js';
 import { alignColumns } from '../report/summary-table.js';
 import { loadScenario } from '../scenario/load.js';
 import { benchCheck } from './bench-check.js';

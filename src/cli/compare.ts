@@ -3,7 +3,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
 import { checkOutDir } from '../io/destination.js';
-import { writeFilesAtomic } from '../report/atomic-write.js';
+import { writeFilesAtomic } from '../io/atomic-write.js';
 import { buildComparison, comparisonCsv, comparisonTable, type ComparisonRun } from '../report/compare.js';
 import { loadScenario } from '../scenario/load.js';
 import type { RunRequest } from '../sim/run-scenario.js';

@@ -4,7 +4,7 @@ import { autoscalePolicies, placementPolicies, recoveryPolicies, schedulingPolic
 import { alignColumns } from '../report/summary-table.js';
 import { catalogNames, loadCatalog, totalRatePerGpuDay } from '../faults/catalog.js';
 import { traceFormats } from '../workload/formats.js';
-import { formatDurationS } from '../scenario/duration.js';
+import { formatDurationS } from '../io/duration.js';
 import { printJson } from './output.js';
 
 interface ListArgs {

@@ -3,7 +3,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import type { RunSummary } from '../metrics/summary.js';
 import { presetNames } from '../policies/presets.js';
 import { checkOutDir } from '../io/destination.js';
-import { writeFilesAtomic } from '../report/atomic-write.js';
+import { writeFilesAtomic } from '../io/atomic-write.js';
 import { jobsCsv } from '../report/jobs-csv.js';
 import { summaryTable } from '../report/summary-table.js';
 import { timelineCsv } from '../report/timeline-csv.js';

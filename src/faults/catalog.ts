@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { ConfigError, InvariantError } from '../errors.js';
-import { parseDurationS } from '../scenario/duration.js';
-import { type YamlPath, firstIssue, formatYamlPath, says, yamlErrorMap } from '../scenario/schema.js';
-import { firstLine, lineOf, readYamlText } from '../scenario/yaml-file.js';
+import { parseDurationS } from '../io/duration.js';
+import { type YamlPath, firstIssue, formatYamlPath, says, yamlErrorMap } from '../io/yaml-errors.js';
+import { firstLine, lineOf, readYamlText } from '../io/yaml-file.js';
 
 /** What a fault hits: one GPU, a whole node, a node's network link, or only the job process on a GPU. */
 export type FaultScope = 'gpu' | 'node' | 'link' | 'job';

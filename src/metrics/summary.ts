@@ -1,5 +1,5 @@
 import { quantileSorted } from 'd3-array';
-import type { JobRuntime } from '../sim/job-runtime.js';
+import type { JobRecord } from './job-record.js';
 
 /** Mean and tail quantiles of a set of durations, in seconds. */
 export interface Quantiles {
@@ -39,7 +39,7 @@ export interface SummaryInput {
   readonly scenario: string;
   readonly policy: string;
   readonly seed: number;
-  readonly jobs: readonly JobRuntime[];
+  readonly jobs: readonly JobRecord[];
   /** Simulated time the run stopped at, in seconds. */
   readonly endS: number;
   readonly totalGpus: number;
@@ -106,7 +106,7 @@ export function buildSummary(input: SummaryInput): RunSummary {
  * Share of the started jobs' whole days of life (from first start to end, or to `endS`) on which a
  * fault hit the job; 0 when no job lived a whole day.
  */
-function daysWithFault(started: readonly JobRuntime[], endS: number): number {
+function daysWithFault(started: readonly JobRecord[], endS: number): number {
   let days = 0;
   let withFault = 0;
   for (const job of started) {
@@ -121,7 +121,7 @@ function daysWithFault(started: readonly JobRuntime[], endS: number): number {
  * Weights for the time ratios: the GPU-seconds each job held (shrunk, grown or stopped, as it
  * was); when no started job held GPUs, the CPU milli-core-seconds it held.
  */
-function trainingWeights(started: readonly JobRuntime[]): number[] {
+function trainingWeights(started: readonly JobRecord[]): number[] {
   const anyGpu = started.some((j) => j.attainedGpuS > 0);
   return started.map((j) => (anyGpu ? j.attainedGpuS : j.attainedCpuMilliS));
 }

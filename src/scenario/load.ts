@@ -19,9 +19,10 @@ import { noJobError } from '../workload/import.js';
 import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, SYNTHETIC_KINDS, type SyntheticSpec } from '../workload/synthetic.js';
 import type { TraceFormat } from '../workload/trace-format.js';
-import { parseDurationS } from './duration.js';
+import { parseDurationS } from '../io/duration.js';
 import { applySet, assignmentPath, setOption } from './overrides.js';
-import { firstLine, lineOf, protoKeyPath, readYamlText, recursivePath } from './yaml-file.js';
+import { type YamlPath, formatYamlPath } from '../io/yaml-errors.js';
+import { firstLine, lineOf, protoKeyPath, readYamlText, recursivePath } from '../io/yaml-file.js';
 import {
   type FaultsDoc,
   type JobDoc,
@@ -30,8 +31,6 @@ import {
   type ScenarioDoc,
   type SyntheticDoc,
   type TraceDoc,
-  type YamlPath,
-  formatYamlPath,
   DURATION_HINT,
   largestNodeGpus,
   validateScenarioDoc,

@@ -1,7 +1,7 @@
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
-import { formatYamlPath } from './schema.js';
-import { recursivePath } from './yaml-file.js';
+import { formatYamlPath } from '../io/yaml-errors.js';
+import { recursivePath } from '../io/yaml-file.js';
 
 /** One step of a `--set` path: a key, or a list index written `[n]`. */
 interface PathStep {

@@ -1,38 +1,13 @@
 import { z } from 'zod';
 import { MAX_CPU_CORES, MAX_GPUS_PER_NODE, MAX_MEM_GIB, MAX_NODES, MAX_REPLICAS, MAX_STEPS, MAX_TIME_S, MAX_JOBS } from '../model/limits.js';
 import { convergenceStep } from '../model/observations.js';
-import { formatDurationS, parseDurationS } from './duration.js';
-
-/** A location inside the scenario document: keys are strings, list indices numbers. */
-export type YamlPath = readonly (string | number)[];
-
-/** Formats a YAML path for messages: `cluster.nodes[1].gpus`; the root is "". */
-export function formatYamlPath(path: YamlPath): string {
-  let text = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') text += `[${segment}]`;
-    else text += text === '' ? segment : `.${segment}`;
-  }
-  return text;
-}
+import { formatDurationS, parseDurationS } from '../io/duration.js';
+import { type YamlIssue, type YamlPath, firstIssue, says, yamlErrorMap } from '../io/yaml-errors.js';
 
 /** How a duration may be written, for error messages. */
 export const DURATION_HINT = 'like 90s, 15m, 2h or 1d';
 /** How MAX_TIME_S reads in messages. */
 const TIME_LIMIT_TEXT = 'up to 100 years';
-
-/**
- * Error parameter giving `text` for a bad value and "required" for a missing one; unknown keys
- * fall through to the parse-level map, which names them.
- */
-export function says(text: string): { error: (issue: { code?: string; input?: unknown }) => string | undefined } {
-  return {
-    error: (issue) => {
-      if (issue.code === 'unrecognized_keys') return undefined;
-      return issue.input === undefined ? 'required' : text;
-    },
-  };
-}
 
 const positiveInt = z.int(says('expected a positive integer')).min(1, says('expected a positive integer'));
 /** A positive integer up to `max` (a count with a bound from model/limits). */
@@ -572,50 +547,10 @@ export type WorkloadDoc = z.output<typeof workloadSchema>;
 /** A whole scenario document as validated; durations in seconds, defaults filled in. */
 export type ScenarioDoc = z.output<typeof scenarioSchema>;
 
-/** The first problem found in a scenario document; `unknownKey` is set for an unknown key inside `path`. */
-export interface ScenarioIssue {
-  readonly path: YamlPath;
-  readonly message: string;
-  readonly unknownKey?: string;
-}
-
-const EXPECTED_NAMES: Readonly<Record<string, string>> = {
-  object: 'a mapping',
-  array: 'a list',
-  string: 'a string',
-  number: 'a number',
-  int: 'an integer',
-  boolean: 'true or false',
-};
-
-/** Short messages for the issues a schema does not word itself (shared by every YAML file dlsim reads). */
-export const yamlErrorMap: z.core.$ZodErrorMap = (issue) => {
-  switch (issue.code) {
-    case 'unrecognized_keys':
-      return issue.keys.length === 1
-        ? `unknown key "${issue.keys[0]}"`
-        : `unknown keys ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
-    case 'invalid_type':
-      if (issue.input === undefined) return 'required';
-      return `expected ${EXPECTED_NAMES[issue.expected] ?? issue.expected}`;
-    case 'invalid_value':
-      return `expected one of ${issue.values.map(String).join(', ')}`;
-    default:
-      return undefined;
-  }
-};
-
 /** Validates a parsed scenario document; returns the typed document or the first issue. */
-export function validateScenarioDoc(raw: unknown): { ok: true; doc: ScenarioDoc } | { ok: false; issue: ScenarioIssue } {
+export function validateScenarioDoc(raw: unknown): { ok: true; doc: ScenarioDoc } | { ok: false; issue: YamlIssue } {
   const result = scenarioSchema.safeParse(raw, { error: yamlErrorMap });
   if (result.success) return { ok: true, doc: result.data };
   return { ok: false, issue: firstIssue(result.error) };
 }
 
-/** The first issue of a failed parse: its path, message, and the unknown key when that is the problem. */
-export function firstIssue(error: z.ZodError): ScenarioIssue {
-  const first = error.issues[0]!;
-  const path = first.path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
-  if (first.code === 'unrecognized_keys') return { path, message: first.message, unknownKey: first.keys[0]! };
-  return { path, message: first.message };
-}

@@ -1,4 +1,5 @@
 import { InvariantError } from '../errors.js';
+import type { JobRecord } from '../metrics/job-record.js';
 import { requestedGpus, type JobKind, type JobSpec, type Role } from '../model/job-spec.js';
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
 import type { RuntimeShape } from '../model/shape.js';
@@ -68,7 +69,7 @@ export type FailureReason = 'unschedulable' | 'fault';
  * A job's runtime state. Progress is fluid: between changes the job advances at a constant
  * rate, and `advanceTo` brings it up to date before anything about the job changes.
  */
-export class JobRuntime implements JobView {
+export class JobRuntime implements JobView, JobRecord {
   private currentPhase: JobPhase = 'waiting';
   /** Told of phase changes and updates; null when nobody watches. */
   watcher: JobWatcher | null = null;

@@ -5,7 +5,7 @@ import { stringify } from 'csv-stringify/sync';
 import { ConfigError, TraceError } from '../errors.js';
 import type { JobSpec, ReplicaDemand } from '../model/job-spec.js';
 import { MAX_CPU_CORES, MAX_GPUS_PER_NODE, MAX_MEM_GIB } from '../model/limits.js';
-import { writeFileAtomic } from '../report/atomic-write.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
 import { convertRow, csvRows, fileError, type CsvRow } from './csv-rows.js';
 import type { TraceReadOptions } from './trace-format.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { writeFileAtomic, writeFilesAtomic } from '../../src/report/atomic-write.js';
+import { writeFileAtomic, writeFilesAtomic } from '../../src/io/atomic-write.js';
 
 describe('writeFilesAtomic', () => {
   it('writes every file, the marker (last) included, and leaves no temporary file', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDurationS, parseDurationS } from '../../src/scenario/duration.js';
+import { formatDurationS, parseDurationS } from '../../src/io/duration.js';
 
 describe('parseDurationS', () => {
   it.each([

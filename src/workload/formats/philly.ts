@@ -37,7 +37,7 @@ import { join } from 'node:path';
 import { ConfigError, TraceError } from '../../errors.js';
 import type { JobSpec, ReplicaDemand } from '../../model/job-spec.js';
 import { MAX_REPLICAS } from '../../model/limits.js';
-import { writeFileAtomic } from '../../report/atomic-write.js';
+import { writeFileAtomic } from '../../io/atomic-write.js';
 import { convertRow, csvRows, fileError, type CsvRow } from '../csv-rows.js';
 import { jsonArrayItems, type JsonArrayItem } from '../json-array-stream.js';
 import type { TraceFormat, TraceReadOptions } from '../trace-format.js';

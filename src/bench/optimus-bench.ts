@@ -1,10 +1,10 @@
-import { CapacityScratch } from '../../model/capacity.js';
-import type { NodeSpec } from '../../model/cluster-spec.js';
-import { ClusterState } from '../../model/cluster-state.js';
-import type { ReplicaDemand } from '../../model/job-spec.js';
-import { asyncStepsPerS, type AsyncSpeedParams } from '../fitting/speed-model.js';
-import { allocateByMarginalGain, type AllocationJob, type ResourceVector } from './optimus-allocation.js';
-import { EvenSpreadIndex } from './optimus-placement.js';
+import { CapacityScratch } from '../model/capacity.js';
+import type { NodeSpec } from '../model/cluster-spec.js';
+import { ClusterState } from '../model/cluster-state.js';
+import type { ReplicaDemand } from '../model/job-spec.js';
+import { asyncStepsPerS, type AsyncSpeedParams } from '../policies/fitting/speed-model.js';
+import { allocateByMarginalGain, type AllocationJob, type ResourceVector } from '../policies/scheduling/optimus-allocation.js';
+import { EvenSpreadIndex } from '../policies/scheduling/optimus-placement.js';
 
 /** What one timed Optimus round did. */
 export interface OptimusRoundBench {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type Document, type LineCounter, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import { ConfigError } from '../errors.js';
-import type { YamlPath } from './schema.js';
+import type { YamlPath } from './yaml-errors.js';
 
 /** A YAML file's text; a missing, directory or unreadable file is a ConfigError naming it (`what`: "scenario file", …). */
 export function readYamlText(file: string, what: string): string {

@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { releaseTemporary, trackTemporary } from '../io/temporaries.js';
+import { releaseTemporary, trackTemporary } from './temporaries.js';
 
 /** The temporary name a file is written under before it is renamed into place (same folder). */
 export function temporaryPath(path: string): string {

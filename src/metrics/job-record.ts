@@ -1,0 +1,31 @@
+/** What the run summary reads of one job at the end of a run (the simulator's job state provides it). */
+export interface JobRecord {
+  /** Where the job stands: `completed` and `failed` are final; anything else is unfinished. */
+  readonly phase: string;
+  readonly spec: { readonly submitS: number };
+  /** When the job first started, or null when it never did. */
+  readonly firstStartS: number | null;
+  /** When the job completed or failed, or null while unfinished. */
+  readonly endS: number | null;
+  /** Seconds spent waiting in the queue (all waits, including after preemptions). */
+  readonly queuedS: number;
+  readonly restarts: number;
+  /** GPU-seconds of training whose result was lost to faults. */
+  readonly lostGpuS: number;
+  /** GPU-seconds faults kept the job from training. */
+  readonly downtimeGpuS: number;
+  /** GPUs held times seconds. */
+  readonly attainedGpuS: number;
+  /** CPU held times seconds, in thousandths of a core times seconds. */
+  readonly attainedCpuMilliS: number;
+  /** Seconds from submission to first start (to now, or to the end, when it never started). */
+  queueS(nowS: number): number;
+  /** Seconds from first start to the end (or to `nowS` while unfinished); 0 when never started. */
+  wallSinceStartS(nowS: number): number;
+  /** Effective training seconds. */
+  effectiveS(): number;
+  /** Seconds the training processes ran. */
+  processRuntimeS(): number;
+  /** Whole days from the first start to the end (or `nowS`), and how many of them a fault hit. */
+  daysOfLife(nowS: number): { readonly days: number; readonly withFault: number };
+}
