@@ -116,8 +116,38 @@ export interface JobSpec {
   readonly startupS?: number;
 }
 
+/**
+ * A job as its submitter declares it and a real controller sees it: its spec without the ground
+ * truth of how it trains (speed model, loss curve, true step count).
+ */
+export interface JobRequest extends Omit<JobSpec, 'speed' | 'loss' | 'totalSteps'> {
+  /** Steps the submitter asked for: the job's step count when it has no loss curve; null when it ends on convergence. */
+  readonly declaredSteps: number | null;
+  /** Loss the submitter declared as convergence (its loss curve's target); null without a loss curve. */
+  readonly targetLoss: number | null;
+}
+
+/** A job's ground truth, which only the simulation and oracle baselines read. */
+export interface JobTruth {
+  readonly speed: SpeedSpec;
+  readonly loss: LossCurveSpec | null;
+  /** Steps the job really takes (for a job with a loss curve: where it reaches its target loss). */
+  readonly totalSteps: number;
+}
+
+/** The request of a job: its spec without speed, loss and totalSteps, plus what the submitter declared. */
+export function requestOf(spec: JobSpec): JobRequest {
+  const { speed: _speed, loss, totalSteps, ...declared } = spec;
+  return { ...declared, declaredSteps: loss ? null : totalSteps, targetLoss: loss ? loss.targetLoss : null };
+}
+
+/** The ground truth of a job. */
+export function truthOf(spec: JobSpec): JobTruth {
+  return { speed: spec.speed, loss: spec.loss ?? null, totalSteps: spec.totalSteps };
+}
+
 /** Total demand of all replicas of a job at its requested size. */
-export function totalDemand(job: JobSpec): { gpuMilli: number; cpuMilli: number; memMiB: number } {
+export function totalDemand(job: Pick<JobSpec, 'roles'>): { gpuMilli: number; cpuMilli: number; memMiB: number } {
   let gpuMilli = 0;
   let cpuMilli = 0;
   let memMiB = 0;
@@ -130,6 +160,6 @@ export function totalDemand(job: JobSpec): { gpuMilli: number; cpuMilli: number;
 }
 
 /** GPUs a job asks for at its requested size, counting shared GPUs fractionally. */
-export function requestedGpus(job: JobSpec): number {
+export function requestedGpus(job: Pick<JobSpec, 'roles'>): number {
   return totalDemand(job).gpuMilli / 1000;
 }

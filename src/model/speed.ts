@@ -10,12 +10,12 @@ export interface JobShape {
 }
 
 /** The job's requested shape: the replica counts in its spec. */
-export function requestedShape(spec: JobSpec): JobShape {
+export function requestedShape(spec: Pick<JobSpec, 'roles'>): JobShape {
   return { workers: replicasOfRole(spec.roles, 'worker'), ps: replicasOfRole(spec.roles, 'ps') };
 }
 
 /** Training speed in steps per second for a shape, before slowdowns; 0 when the shape cannot train. */
-export function stepsPerS(spec: JobSpec, shape: JobShape): number {
+export function stepsPerS(spec: Pick<JobSpec, 'speed' | 'roles'>, shape: JobShape): number {
   const speed = spec.speed;
   switch (speed.kind) {
     case 'fixed':
@@ -33,7 +33,7 @@ export function stepsPerS(spec: JobSpec, shape: JobShape): number {
 }
 
 /** Steps per second at the requested shape: the speed effective training time is measured against. */
-export function nominalStepsPerS(spec: JobSpec): number {
+export function nominalStepsPerS(spec: Pick<JobSpec, 'speed' | 'roles'>): number {
   return stepsPerS(spec, requestedShape(spec));
 }
 
@@ -53,7 +53,7 @@ export function allreduceStepTimeS(computeS: number, commS: number, requestedWor
  * the PS (a modelling assumption, as DLRover's brain treats a CPU-hot PS as the bottleneck and
  * replaces it by one with more CPU, REFERENCE §2), so twice the CPU halves the term.
  */
-export function psUpdateSlowdown(spec: JobSpec, shape: JobShape): number {
+export function psUpdateSlowdown(spec: Pick<JobSpec, 'roles'>, shape: JobShape): number {
   if (shape.psCpuMilli === undefined) return 1;
   const requested = spec.roles.find((r) => r.role === 'ps')?.demand.cpuMilli;
   if (requested === undefined || requested === shape.psCpuMilli) return 1;

@@ -1,16 +1,17 @@
 import type { Eviction, TaskPlacement } from '../model/allocation.js';
 import type { CapacityScratch } from '../model/capacity.js';
 import type { ClusterView } from '../model/cluster-state.js';
-import type { JobKind, JobSpec, ReplicaDemand, Role } from '../model/job-spec.js';
+import type { JobKind, JobRequest, JobTruth, ReplicaDemand, Role } from '../model/job-spec.js';
 import type { LossSample, SpeedSample } from '../model/observations.js';
 import type { Decision } from './decision.js';
 
 /** Lifecycle of a job in the simulation ('waiting': not submitted yet, or crashed and not yet resubmitted). */
 export type JobPhase = 'waiting' | 'queued' | 'running' | 'completed' | 'failed';
 
-/** What a policy may read about a job. */
+/** What a policy may read about a job: what was requested and what has been observed, never the ground truth. */
 export interface JobView {
-  readonly spec: JobSpec;
+  /** What the submitter declared. */
+  readonly request: JobRequest;
   readonly phase: JobPhase;
   /** First time the job started running, or null. */
   readonly firstStartS: number | null;
@@ -30,6 +31,11 @@ export interface JobView {
   readonly speedSamples: readonly SpeedSample[];
   /** Loss values it has reported so far (empty for jobs without a loss curve). */
   lossSamples(): LossSample[];
+}
+
+/** What an oracle baseline may read about a job: its view plus the ground truth. */
+export interface OracleJobView extends JobView {
+  readonly truth: JobTruth;
 }
 
 /** One replica to place: its role and what it needs. */
@@ -55,15 +61,15 @@ export interface PlacementPolicy {
   place(scratch: CapacityScratch, request: PlacementRequest): TaskPlacement[] | null;
 }
 
-/** What a scheduling policy sees at one scheduling pass. */
-export interface SchedulingContext {
+/** What a scheduling policy sees at one scheduling pass (jobs as `V`: plain views, or oracle views for oracle baselines). */
+export interface SchedulingContext<V extends JobView = JobView> {
   /** Current simulated time in seconds. */
   readonly nowS: number;
   readonly cluster: ClusterView;
   /** Jobs waiting to start, in submission order. */
-  readonly queued: readonly JobView[];
+  readonly queued: readonly V[];
   /** Jobs currently running, in start order. */
-  readonly running: readonly JobView[];
+  readonly running: readonly V[];
   /** The placement policy of the stack. */
   readonly placement: PlacementPolicy;
   /** A fresh scratch copy of the current free capacity to plan in. */
@@ -73,25 +79,46 @@ export interface SchedulingContext {
 /** One action a scheduling policy asks for (see Decision). */
 export type SchedulingAction = Decision;
 
-/** Decides which queued jobs start, and may resize or preempt running ones. Must not change anything it is given. */
-export interface SchedulingPolicy {
+/** What every scheduling policy has, whatever it may read about jobs. */
+interface SchedulingPolicyBase {
   readonly name: string;
   /** When set, the policy is also consulted every this many seconds; it is always consulted after any change while jobs wait or run. */
   readonly tickS?: number;
-  schedule(context: SchedulingContext): SchedulingAction[];
   /**
    * The smallest gang the policy may ever start the job with (absent: its requested replicas); a job
    * whose smallest gang does not fit the whole, empty cluster can never start and fails at once.
    */
-  smallestStart?(spec: JobSpec): PlacementRequest;
+  smallestStart?(request: JobRequest): PlacementRequest;
   /** Told of auxiliary tasks of its jobs that the simulation took back (a training task needed their capacity, or their node went down). */
   onEvicted?(evictions: readonly Eviction[]): void;
 }
 
+/**
+ * Decides which queued jobs start, and may resize or preempt running ones, from what a real
+ * controller could know. Must not change anything it is given. (`schedule` is a function-typed
+ * property so that a policy taking oracle views does not pass for a plain one.)
+ */
+export interface PlainSchedulingPolicy extends SchedulingPolicyBase {
+  readonly oracle?: false;
+  readonly schedule: (context: SchedulingContext) => SchedulingAction[];
+}
+
+/** A scheduling policy that reads the jobs' ground truth: an oracle baseline, marked as one. */
+export interface OracleSchedulingPolicy extends SchedulingPolicyBase {
+  readonly oracle: true;
+  readonly schedule: (context: SchedulingContext<OracleJobView>) => SchedulingAction[];
+}
+
+/** A scheduling policy of either kind; the simulation hands every policy oracle views. */
+export type SchedulingPolicy = PlainSchedulingPolicy | OracleSchedulingPolicy;
+
+/** The parts of a job request a placement request is built from. */
+export type JobShapeRequest = Pick<JobRequest, 'id' | 'kind' | 'gpuTypes' | 'roles'>;
+
 /** The replicas of a job at its requested size (worker count overridable for elastic jobs), in role order. */
-export function replicasOf(spec: JobSpec, workers?: number): ReplicaRequest[] {
+export function replicasOf(request: Pick<JobRequest, 'roles'>, workers?: number): ReplicaRequest[] {
   const replicas: ReplicaRequest[] = [];
-  for (const role of spec.roles) {
+  for (const role of request.roles) {
     const count = role.role === 'worker' && workers !== undefined ? workers : role.replicas;
     for (let r = 0; r < count; r++) replicas.push({ role: role.role, demand: role.demand });
   }
@@ -99,6 +126,6 @@ export function replicasOf(spec: JobSpec, workers?: number): ReplicaRequest[] {
 }
 
 /** A placement request for a job at its requested size. */
-export function placementRequestOf(spec: JobSpec, workers?: number): PlacementRequest {
-  return { jobId: spec.id, jobKind: spec.kind, gpuTypes: spec.gpuTypes, replicas: replicasOf(spec, workers) };
+export function placementRequestOf(request: JobShapeRequest, workers?: number): PlacementRequest {
+  return { jobId: request.id, jobKind: request.kind, gpuTypes: request.gpuTypes, replicas: replicasOf(request, workers) };
 }

@@ -1,10 +1,10 @@
 import { InvariantError } from '../errors.js';
 import type { JobRecord } from '../metrics/job-record.js';
-import { requestedGpus, type JobKind, type JobSpec, type Role } from '../model/job-spec.js';
+import { requestedGpus, requestOf, truthOf, type JobKind, type JobRequest, type JobSpec, type JobTruth, type Role } from '../model/job-spec.js';
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
 import type { RuntimeShape } from '../model/shape.js';
 import { nominalStepsPerS } from '../model/speed.js';
-import type { JobPhase, JobView } from '../policies/types.js';
+import type { JobPhase, OracleJobView } from '../policies/types.js';
 
 /** What a paused job waits for; jobs.csv splits pause time by these. */
 export type PauseKind = 'detecting' | 'rescheduling' | 'health-check' | 'starting' | 'loading' | 'resizing';
@@ -69,7 +69,7 @@ export type FailureReason = 'unschedulable' | 'fault';
  * A job's runtime state. Progress is fluid: between changes the job advances at a constant
  * rate, and `advanceTo` brings it up to date before anything about the job changes.
  */
-export class JobRuntime implements JobView, JobRecord {
+export class JobRuntime implements OracleJobView, JobRecord {
   private currentPhase: JobPhase = 'waiting';
   /** Told of phase changes and updates; null when nobody watches. */
   watcher: JobWatcher | null = null;
@@ -186,6 +186,10 @@ export class JobRuntime implements JobView, JobRecord {
   readonly nominalRateStepsPerS: number;
   /** GPUs the job asked for (shared GPUs count fractionally). */
   readonly requestedGpus: number;
+  /** What the job's submitter declared (what policies read). */
+  readonly request: JobRequest;
+  /** The job's ground truth (what oracle baselines read). */
+  readonly truth: JobTruth;
 
   constructor(
     readonly spec: JobSpec,
@@ -193,6 +197,8 @@ export class JobRuntime implements JobView, JobRecord {
   ) {
     this.nominalRateStepsPerS = nominalStepsPerS(spec);
     this.requestedGpus = requestedGpus(spec);
+    this.request = requestOf(spec);
+    this.truth = truthOf(spec);
     if (!(this.nominalRateStepsPerS > 0)) {
       throw new InvariantError(`job ${spec.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
     }

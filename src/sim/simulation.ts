@@ -238,7 +238,7 @@ export class Simulation {
     if (fits === undefined) {
       // The smallest gang the policy would start it with: an elastic job that fits only below its
       // requested size would otherwise wait for good under a policy that starts jobs at that size.
-      const smallest = this.scheduling.smallestStart?.(job.spec) ?? placementRequestOf(job.spec);
+      const smallest = this.scheduling.smallestStart?.(job.request) ?? placementRequestOf(job.request);
       fits = this.placement.place(new CapacityScratch(this.cluster, 'empty'), smallest) !== null;
       this.everFitsByShape.set(key, fits);
     }
@@ -271,7 +271,7 @@ export class Simulation {
   private schedulePass(): void {
     const nowS = this.engine.nowS;
     for (const job of this.control.running) job.advanceTo(nowS);
-    const context: SchedulingContext = {
+    const context: SchedulingContext<JobRuntime> = {
       nowS,
       cluster: this.cluster,
       queued: this.control.queued,

@@ -57,25 +57,11 @@ function allocJob(id: string, remainingSteps: number, stepsPerS: (p: number, w: 
   return { id, minWorkers: 1, workerUnit: 1, maxWorkers: 16, maxPs: 16, workerDemand: vector(worker), psDemand: vector(PS), remainingSteps, stepsPerS };
 }
 
-/** A view of a job that throws when anything but the reports and the declared target of its loss curve is read. */
+/** A view of a job with only what a plain policy may read: its request and observations, no spec and no truth. */
 function blindView(job: JobRuntime): JobView {
   const samples = job.lossSamples();
-  const target = job.spec.loss!.targetLoss;
-  const loss = new Proxy({} as LossCurveSpec, {
-    get(_t, key) {
-      if (key === 'targetLoss') return target;
-      throw new Error(`peeked at loss.${String(key)}`);
-    },
-  });
-  const spec = new Proxy(job.spec, {
-    get(t, key, receiver) {
-      if (key === 'totalSteps' || key === 'speed') throw new Error(`peeked at spec.${String(key)}`);
-      if (key === 'loss') return loss;
-      return Reflect.get(t, key, receiver) as unknown;
-    },
-  });
   return {
-    spec,
+    request: job.request,
     phase: job.phase,
     firstStartS: job.firstStartS,
     progressSteps: job.progressSteps,
@@ -231,11 +217,21 @@ describe('optimus learns and never peeks', () => {
     expect(estimateRemainingSteps(job, 50_000)).toEqual({ steps: 50_000 - job.progressSteps, source: 'prior' });
   });
 
+  it('counts down the declared steps of a job without a loss curve, ignoring the prior', () => {
+    const { loss: _loss, ...spec } = psJob('d', 0, CURVE);
+    const job = new JobRuntime({ ...spec, totalSteps: 7000 }, 1);
+    job.progressSteps = 2500;
+    expect(job.request.declaredSteps).toBe(7000);
+    expect(fittedTotalSteps(blindView(job))).toBeNull();
+    expect(estimateRemainingSteps(blindView(job), 123)).toEqual({ steps: 4500, source: 'declared' });
+  });
+
   it('reads neither the true curve, nor totalSteps, nor the true speed model', () => {
     const job = runningJob(3, 0.5);
     job.speedSamples.push({ ps: 1, workers: 1, stepsPerS: 2.1 }, { ps: 2, workers: 4, stepsPerS: 7.3 });
     const blind = blindView(job);
-    expect(() => blind.spec.totalSteps).toThrow('peeked');
+    expect(Object.keys(blind)).not.toContain('spec');
+    expect(Object.keys(blind)).not.toContain('truth');
     expect(estimateRemainingSteps(blind, 1).steps).toBe(estimateRemainingSteps(job, 1).steps);
     expect(estimateSpeedModel(blind).source).toBe('scaled-prior');
 

@@ -3,12 +3,17 @@ import { CapacityScratch } from '../../src/model/capacity.js';
 import { ClusterState } from '../../src/model/cluster-state.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { schedulingPolicies } from '../../src/policies/registry.js';
-import type { JobView, SchedulingContext } from '../../src/policies/types.js';
+import type { JobView, OracleJobView, SchedulingContext } from '../../src/policies/types.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { batchJob, gpuCluster } from '../helpers.js';
 
 /** A busy little cluster and a queue of mixed jobs, as every scheduling policy must handle it. */
-function contractCase(): { cluster: ClusterState; queued: JobView[]; running: JobView[]; context: SchedulingContext } {
+function contractCase(wrap: (job: JobRuntime) => OracleJobView = (job) => job): {
+  cluster: ClusterState;
+  queued: JobView[];
+  running: JobView[];
+  context: SchedulingContext<OracleJobView>;
+} {
   const cluster = new ClusterState(gpuCluster(3, 8));
   const runningSpec = batchJob('r0', 0, 5, 1000);
   cluster.allocate('r0', [{ role: 'worker', nodeIndex: 0, gpuIndices: [0, 1, 2, 3, 4], demand: runningSpec.roles[0]!.demand }]);
@@ -18,7 +23,7 @@ function contractCase(): { cluster: ClusterState; queued: JobView[]; running: Jo
   r0.workers = 1;
   r0.gpus = 5;
   r0.progressSteps = 100;
-  const running = [r0];
+  const running = [r0].map(wrap);
   const queued = [
     batchJob('q1', 1, 8, 100, 2),
     batchJob('q2', 2, 1, 50),
@@ -28,9 +33,9 @@ function contractCase(): { cluster: ClusterState; queued: JobView[]; running: Jo
   ].map((spec) => {
     const job = new JobRuntime(spec, 1);
     job.phase = 'queued';
-    return job;
+    return wrap(job);
   });
-  const context: SchedulingContext = {
+  const context: SchedulingContext<OracleJobView> = {
     nowS: 10,
     cluster,
     queued,
@@ -49,7 +54,19 @@ function snapshot(cluster: ClusterState, jobs: readonly JobView[]): string {
     cluster.freeCpuMilli(i),
     cluster.freeMemMiB(i),
   ]);
-  return JSON.stringify({ nodes, jobs: jobs.map((j) => [j.spec.id, j.phase, j.progressSteps, j.workers, j.gpus]) });
+  return JSON.stringify({ nodes, jobs: jobs.map((j) => [j.request.id, j.phase, j.progressSteps, j.workers, j.gpus]) });
+}
+
+/** A job's view that throws when read for its spec, or for its truth unless `truthAllowed`. */
+function guarded(truthAllowed: boolean): (job: JobRuntime) => OracleJobView {
+  return (job) =>
+    new Proxy(job, {
+      get(target, key) {
+        if (key === 'spec' || (key === 'truth' && !truthAllowed)) throw new Error(`read the job's ${String(key)}`);
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
 }
 
 describe.each(Object.keys(schedulingPolicies))('scheduling policy %s (contract)', (name) => {
@@ -64,12 +81,21 @@ describe.each(Object.keys(schedulingPolicies))('scheduling policy %s (contract)'
   it('returns only known job ids, each at most once: starts for queued jobs, resizes and preemptions for running ones', () => {
     const { context, queued, running } = contractCase();
     const actions = create().schedule(context);
-    const queuedIds = new Set(queued.map((j) => j.spec.id));
-    const runningIds = new Set(running.map((j) => j.spec.id));
+    const queuedIds = new Set(queued.map((j) => j.request.id));
+    const runningIds = new Set(running.map((j) => j.request.id));
     for (const action of actions) {
       expect(action.kind === 'start' ? queuedIds.has(action.jobId) : runningIds.has(action.jobId)).toBe(true);
     }
     expect(new Set(actions.map((a) => a.jobId)).size).toBe(actions.length);
+  });
+
+  it('reads the truth only when marked as an oracle, and never the spec', () => {
+    const policy = create();
+    const actions = policy.schedule(contractCase(guarded(policy.oracle === true)).context);
+    expect(JSON.stringify(actions)).toBe(JSON.stringify(create().schedule(contractCase().context)));
+    if (policy.oracle !== true) return;
+    // An oracle does need the truth: hiding it breaks the policy.
+    expect(() => create().schedule(contractCase(guarded(false)).context)).toThrow("read the job's truth");
   });
 
   it('never mutates its view', () => {

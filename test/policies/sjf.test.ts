@@ -4,7 +4,7 @@ import { ClusterState } from '../../src/model/cluster-state.js';
 import type { JobSpec } from '../../src/model/job-spec.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { createSjf, oracleRemainingS } from '../../src/policies/scheduling/sjf.js';
-import type { SchedulingContext } from '../../src/policies/types.js';
+import type { OracleJobView, SchedulingContext } from '../../src/policies/types.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { simulate } from '../../src/sim/simulation.js';
 import { allreduceJob, batchJob, gpuCluster, scenarioOf } from '../helpers.js';
@@ -53,7 +53,7 @@ describe('sjf scheduling', () => {
     queued[1]!.progressSteps = 60;
     expect(oracleRemainingS(queued[1]!)).toBeCloseTo(80, 9);
     expect(oracleRemainingS(queued[0]!)).toBe(100);
-    const context: SchedulingContext = {
+    const context: SchedulingContext<OracleJobView> = {
       nowS: 0,
       cluster,
       queued,

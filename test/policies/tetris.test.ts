@@ -6,7 +6,7 @@ import type { JobSpec, ReplicaDemand } from '../../src/model/job-spec.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { spreadPlacement } from '../../src/policies/placement/spread.js';
 import { alignment, createTetris } from '../../src/policies/scheduling/tetris.js';
-import type { PlacementPolicy, SchedulingAction, SchedulingContext } from '../../src/policies/types.js';
+import type { OracleJobView, PlacementPolicy, SchedulingAction, SchedulingContext } from '../../src/policies/types.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { batchJob, gpuCluster, gpuDemand } from '../helpers.js';
 
@@ -15,7 +15,7 @@ function jobOf(id: string, demand: ReplicaDemand, durationS: number, replicas = 
   return { ...batchJob(id, 0, 1, durationS, replicas), roles: [{ role: 'worker', replicas, demand }] };
 }
 
-function contextOf(cluster: ClusterState, specs: JobSpec[], placement: PlacementPolicy = packPlacement): SchedulingContext {
+function contextOf(cluster: ClusterState, specs: JobSpec[], placement: PlacementPolicy = packPlacement): SchedulingContext<OracleJobView> {
   const queued = specs.map((spec) => {
     const job = new JobRuntime(spec, 1);
     job.phase = 'queued';

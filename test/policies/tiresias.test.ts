@@ -8,12 +8,12 @@ import {
   TIRESIAS_TICK_S,
   type TiresiasOptions,
 } from '../../src/policies/scheduling/tiresias.js';
-import type { SchedulingPolicy } from '../../src/policies/types.js';
+import type { PlainSchedulingPolicy } from '../../src/policies/types.js';
 import { Simulation, type SimResult } from '../../src/sim/simulation.js';
 import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
 
 /** Wraps a policy to log every start and preemption it decides, as "time kind id". */
-function logged(policy: SchedulingPolicy): { policy: SchedulingPolicy; log: string[] } {
+function logged(policy: PlainSchedulingPolicy): { policy: PlainSchedulingPolicy; log: string[] } {
   const log: string[] = [];
   return {
     log,

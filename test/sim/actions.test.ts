@@ -17,8 +17,8 @@ function startAll(context: SchedulingContext): SchedulingAction[] {
   const scratch = context.scratch();
   const actions: SchedulingAction[] = [];
   for (const job of context.queued) {
-    const tasks = packPlacement.place(scratch, placementRequestOf(job.spec));
-    if (tasks) actions.push({ kind: 'start', jobId: job.spec.id, tasks });
+    const tasks = packPlacement.place(scratch, placementRequestOf(job.request));
+    if (tasks) actions.push({ kind: 'start', jobId: job.request.id, tasks });
   }
   return actions;
 }
@@ -62,7 +62,7 @@ describe('simulation actions', () => {
     const a = batchJob('a', 0, 8, 1000);
     const b = batchJob('b', 50, 8, 100);
     const policy = scripted((c) => {
-      if (c.nowS === 50 && c.running.some((j) => j.spec.id === 'a')) {
+      if (c.nowS === 50 && c.running.some((j) => j.request.id === 'a')) {
         const scratch = c.scratch();
         scratch.unreserve(c.cluster.tasksOf('a')!);
         const tasks = packPlacement.place(scratch, placementRequestOf(b))!;

@@ -28,7 +28,7 @@ function fifoThatGrowsThePs(cpuFactor: number, seen: { psCpuMilli: number[] }): 
       const tasks = context.cluster.tasksOf('p');
       const ps = tasks?.find((t) => t.role === 'ps');
       if (ps) seen.psCpuMilli.push(ps.demand.cpuMilli);
-      const running = context.running.find((job) => job.spec.id === 'p');
+      const running = context.running.find((job) => job.request.id === 'p');
       if (done || !ps || !running || running.paused || context.nowS < 600) return decisions;
       done = true;
       const scratch = context.scratch();
@@ -91,7 +91,7 @@ describe('auxiliary tasks', () => {
       tickS: 50,
       schedule(context: SchedulingContext): Decision[] {
         const decisions = fifo.schedule(context);
-        const g = context.running.find((job) => job.spec.id === 'g');
+        const g = context.running.find((job) => job.request.id === 'g');
         if (attached || !g) return decisions;
         attached = true;
         attachedAt.push(context.nowS);

@@ -116,8 +116,8 @@ describe('effective training time', () => {
       name: 'at-maximum',
       schedule: (c) =>
         c.queued.map((queued) => {
-          const request = placementRequestOf(queued.spec, 4);
-          return { kind: 'start' as const, jobId: queued.spec.id, tasks: packPlacement.place(c.scratch(), request)! };
+          const request = placementRequestOf(queued.request, 4);
+          return { kind: 'start' as const, jobId: queued.request.id, tasks: packPlacement.place(c.scratch(), request)! };
         }),
     };
     const result = new Simulation(scenarioOf(gpuCluster(4, 8), [job]), { schedulingPolicy: atMaximum }).run();

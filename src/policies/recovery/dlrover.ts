@@ -81,7 +81,7 @@ export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy
     isolationDelayS: () => options.detectS,
     onCrash: (job, cause) => {
       const exit = cause.oom ? 'oom' : cause.fault ? exitClassOf(cause.fault) : 'unknown';
-      if (exit === 'fatal' && job.spec.kind !== 'allreduce') return { kind: 'fail', why: 'fatal exit: not relaunched' };
+      if (exit === 'fatal' && job.request.kind !== 'allreduce') return { kind: 'fail', why: 'fatal exit: not relaunched' };
       const inPlace = {
         kind: 'in-place' as const,
         detectS: options.detectS,
@@ -93,14 +93,14 @@ export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy
       if (cause.oom && cause.faultNodeIndex !== null) {
         const relaunch = { ...inPlace, relaunchNodeIndices: [cause.faultNodeIndex] };
         // All-reduce jobs: no relaunch after an OOM (a lineage limit of 0 drops the pod).
-        if (job.spec.kind === 'allreduce') return { ...relaunch, maxRelaunchesPerPod: 0, relaunchMemMiB: null };
+        if (job.request.kind === 'allreduce') return { ...relaunch, maxRelaunchesPerPod: 0, relaunchMemMiB: null };
         if (cause.oom.memMiB >= DLROVER_MAX_MEMORY_MIB) return { kind: 'fail', why: 'OOM with 64 GiB: not relaunched' };
-        const requestedMiB = job.spec.roles.find((r) => r.role === cause.oom!.role)!.demand.memMiB;
+        const requestedMiB = job.request.roles.find((r) => r.role === cause.oom!.role)!.demand.memMiB;
         return { ...relaunch, maxRelaunchesPerPod: options.maxRelaunches, relaunchMemMiB: oomRelaunchMemMiB(cause.oom.role, cause.oom.memMiB, requestedMiB) };
       }
       const relaunchNodeIndices: number[] = [];
       if (!cause.hardwareLost && cause.faultNodeIndex !== null) {
-        const key = `${job.spec.id}:${cause.faultNodeIndex}`;
+        const key = `${job.request.id}:${cause.faultNodeIndex}`;
         const restarts = (restartsByNode.get(key) ?? 0) + 1;
         restartsByNode.set(key, restarts > DLROVER_MAX_RESTARTS ? 0 : restarts);
         if (restarts > DLROVER_MAX_RESTARTS) relaunchNodeIndices.push(cause.faultNodeIndex);

@@ -1,5 +1,5 @@
 import type { TaskPlacement } from '../../model/allocation.js';
-import type { JobView, SchedulingAction, SchedulingContext, SchedulingPolicy } from '../types.js';
+import type { JobView, PlainSchedulingPolicy, SchedulingAction, SchedulingContext } from '../types.js';
 import { createDrf, queuedCandidate, runningHeld, type DrfOptions } from './drf.js';
 import { capacityOf, drfUser, heldBy, minimumRequest, progressiveFill, type DrfCandidate, type UserWeights } from './drf-fill.js';
 
@@ -23,7 +23,7 @@ export interface DrfDynamicOptions extends DrfOptions {
  * grow to their new share by resizes, which pause training `sim.resizePause`. Rigid and paused jobs
  * keep what they hold, and no job is preempted. Between intervals it admits queued jobs as `drf` does.
  */
-export function createDrfDynamic(options: DrfDynamicOptions = {}): SchedulingPolicy {
+export function createDrfDynamic(options: DrfDynamicOptions = {}): PlainSchedulingPolicy {
   const weights = options.userWeights ?? {};
   const intervalS = options.intervalS ?? DRF_DYNAMIC_INTERVAL_S;
   const admit = createDrf(options);
@@ -64,7 +64,7 @@ function reallocate(context: SchedulingContext, weights: UserWeights): Schedulin
   const resizable = new Map<string, Resizable>();
   for (const job of context.running) {
     const r = resizableOf(job, context);
-    if (r !== null) resizable.set(job.spec.id, r);
+    if (r !== null) resizable.set(job.request.id, r);
   }
 
   // Phase 1: the fair shares, with resizable jobs back at their minimum.
@@ -74,16 +74,16 @@ function reallocate(context: SchedulingContext, weights: UserWeights): Schedulin
     const kept = new Set(r.kept);
     plan.unreserve(r.tasks.filter((task) => !kept.has(task)));
     candidates.push({
-      spec: r.job.spec,
-      user: drfUser(r.job.spec),
+      request: r.job.request,
+      user: drfUser(r.job.request),
       running: true,
       held: heldBy(r.kept),
-      workers: r.job.spec.elastic!.minReplicas,
+      workers: r.job.request.elastic!.minReplicas,
       planned: [],
       grants: 0,
     });
   }
-  for (const job of context.queued) candidates.push(queuedCandidate(job.spec));
+  for (const job of context.queued) candidates.push(queuedCandidate(job.request));
   const order = progressiveFill(candidates, {
     capacity,
     weights,
@@ -97,23 +97,23 @@ function reallocate(context: SchedulingContext, weights: UserWeights): Schedulin
   const removals = new Map<string, TaskPlacement[]>();
   for (const c of candidates) {
     if (!c.running) continue;
-    const r = resizable.get(c.spec.id)!;
+    const r = resizable.get(c.request.id)!;
     if (c.grants >= r.extraGrants) continue;
     const remove = newestGrants(r, r.extraGrants - c.grants);
     scratch.unreserve(remove);
-    removals.set(c.spec.id, remove);
+    removals.set(c.request.id, remove);
   }
   const added = new Map<string, TaskPlacement[]>();
   const seen = new Map<string, number>();
   const stuck = new Set<string>();
   for (const { candidate: c, tasks: planned } of order) {
-    const id = c.spec.id;
+    const id = c.request.id;
     const k = (seen.get(id) ?? 0) + 1;
     seen.set(id, k);
     if (stuck.has(id)) continue;
     if (c.running && k <= resizable.get(id)!.extraGrants) continue;
     const replicas = planned.map((task) => ({ role: task.role, demand: task.demand }));
-    const tasks = context.placement.place(scratch, { jobId: id, jobKind: c.spec.kind, gpuTypes: c.spec.gpuTypes, replicas });
+    const tasks = context.placement.place(scratch, { jobId: id, jobKind: c.request.kind, gpuTypes: c.request.gpuTypes, replicas });
     if (tasks === null) {
       stuck.add(id);
       continue;
@@ -123,7 +123,7 @@ function reallocate(context: SchedulingContext, weights: UserWeights): Schedulin
 
   const actions: SchedulingAction[] = [];
   for (const c of candidates) {
-    const id = c.spec.id;
+    const id = c.request.id;
     const add = added.get(id) ?? [];
     if (c.running) {
       const remove = removals.get(id) ?? [];
@@ -137,9 +137,9 @@ function reallocate(context: SchedulingContext, weights: UserWeights): Schedulin
 
 /** The running job as a resizable one, or null when DRF leaves it alone (rigid, paused, or below its minimum). */
 function resizableOf(job: JobView, context: SchedulingContext): Resizable | null {
-  const elastic = job.spec.elastic;
+  const elastic = job.request.elastic;
   if (elastic === null || job.paused || job.workers < elastic.minReplicas) return null;
-  const tasks = context.cluster.tasksOf(job.spec.id) ?? [];
+  const tasks = context.cluster.tasksOf(job.request.id) ?? [];
   const kept: TaskPlacement[] = [];
   let workers = 0;
   let ps = 0;
@@ -151,7 +151,7 @@ function resizableOf(job: JobView, context: SchedulingContext): Resizable | null
 
 /** The tasks of a job's newest `grants` grants: `unit` workers each, plus one PS each while it has more than one. */
 function newestGrants(r: Resizable, grants: number): TaskPlacement[] {
-  const unit = r.job.spec.elastic!.unit;
+  const unit = r.job.request.elastic!.unit;
   let workers = grants * unit;
   let ps = Math.min(grants, Math.max(0, r.job.ps - 1));
   const remove: TaskPlacement[] = [];

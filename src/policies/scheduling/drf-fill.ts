@@ -2,8 +2,8 @@ import { assertNever } from '../../errors.js';
 import type { TaskPlacement } from '../../model/allocation.js';
 import type { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
-import type { JobSpec, RoleSpec } from '../../model/job-spec.js';
-import type { PlacementPolicy, PlacementRequest, ReplicaRequest } from '../types.js';
+import type { JobRequest, RoleSpec } from '../../model/job-spec.js';
+import type { JobShapeRequest, PlacementPolicy, PlacementRequest, ReplicaRequest } from '../types.js';
 
 /** Resources a job or user holds (or the cluster has), in the simulator's integer units. */
 export interface ResourceAmounts {
@@ -12,12 +12,15 @@ export interface ResourceAmounts {
   memMiB: number;
 }
 
+/** The parts of a job request its first gang is built from. */
+export type JobGang = JobShapeRequest & Pick<JobRequest, 'elastic'>;
+
 /** Weights of users in weighted DRF, by user name; a user not listed weighs 1. */
 export type UserWeights = Readonly<Record<string, number>>;
 
 /** A job DRF may give resources to in this pass, with what it holds so far in the plan. */
 export interface DrfCandidate {
-  readonly spec: JobSpec;
+  readonly request: JobRequest;
   /** The DRF user the job's share counts toward (see drfUser). */
   readonly user: string;
   /** True when the job already runs (it grows by a resize), false for a queued one (it starts). */
@@ -42,8 +45,8 @@ export interface DrfGrant {
  * The user a job's share counts toward: its `user`, or the job itself when the user is unknown
  * (""), so anonymous jobs are treated as users of their own (job-level DRF).
  */
-export function drfUser(spec: JobSpec): string {
-  return spec.user === '' ? `\u0000job:${spec.id}` : spec.user;
+export function drfUser(request: Pick<JobRequest, 'id' | 'user'>): string {
+  return request.user === '' ? `\u0000job:${request.id}` : request.user;
 }
 
 /**
@@ -157,7 +160,7 @@ function lowestUser(
 ): string {
   let best = '';
   let bestShare = Infinity;
-  let bestFirst: JobSpec | null = null;
+  let bestFirst: JobRequest | null = null;
   for (const [user, jobs] of open) {
     const share = dominantShare(usersHeld.get(user)!, capacity, weights[user] ?? 1);
     const first = earliest(jobs);
@@ -170,13 +173,13 @@ function lowestUser(
   return best;
 }
 
-function earliest(jobs: readonly DrfCandidate[]): JobSpec {
-  let first = jobs[0]!.spec;
-  for (const c of jobs) if (before(c.spec, first)) first = c.spec;
+function earliest(jobs: readonly DrfCandidate[]): JobRequest {
+  let first = jobs[0]!.request;
+  for (const c of jobs) if (before(c.request, first)) first = c.request;
   return first;
 }
 
-function before(a: JobSpec, b: JobSpec): boolean {
+function before(a: JobRequest, b: JobRequest): boolean {
   return a.submitS < b.submitS || (a.submitS === b.submitS && a.id < b.id);
 }
 
@@ -186,7 +189,7 @@ function lowestJob(jobs: readonly DrfCandidate[], capacity: ResourceAmounts): nu
   let bestShare = Infinity;
   jobs.forEach((c, k) => {
     const share = dominantShare(c.held, capacity, 1);
-    if (share < bestShare || (share === bestShare && before(c.spec, jobs[best]!.spec))) {
+    if (share < bestShare || (share === bestShare && before(c.request, jobs[best]!.request))) {
       best = k;
       bestShare = share;
     }
@@ -201,19 +204,19 @@ function lowestJob(jobs: readonly DrfCandidate[], capacity: ResourceAmounts): nu
  * one PS for PS jobs (REFERENCE §6: "worker, plus a PS"), up to `maxReplicas` workers.
  */
 export function nextRequest(c: DrfCandidate): PlacementRequest | null {
-  const { spec } = c;
-  const elastic = spec.elastic;
-  if (!c.running && c.planned.length === 0) return minimumRequest(spec);
+  const { request } = c;
+  const elastic = request.elastic;
+  if (!c.running && c.planned.length === 0) return minimumRequest(request);
   if (elastic === null || c.workers + elastic.unit > elastic.maxReplicas) return null;
-  return requestOf(spec, (role) => (role.role === 'worker' ? elastic.unit : role.role === 'ps' ? 1 : 0));
+  return gangOf(request, (role) => (role.role === 'worker' ? elastic.unit : role.role === 'ps' ? 1 : 0));
 }
 
 /** Replicas of a role a job starts with: a rigid job's requested gang; an elastic job's minReplicas workers and one PS. */
-export function minimumReplicas(spec: JobSpec, role: RoleSpec): number {
-  if (spec.elastic === null) return role.replicas;
+export function minimumReplicas(request: Pick<JobRequest, 'elastic'>, role: RoleSpec): number {
+  if (request.elastic === null) return role.replicas;
   switch (role.role) {
     case 'worker':
-      return spec.elastic.minReplicas;
+      return request.elastic.minReplicas;
     case 'ps':
       return 1;
     case 'chief':
@@ -224,14 +227,14 @@ export function minimumReplicas(spec: JobSpec, role: RoleSpec): number {
 }
 
 /** A job's first task as a placement request: its requested gang, or an elastic job's minimum (see minimumReplicas). */
-export function minimumRequest(spec: JobSpec): PlacementRequest {
-  return requestOf(spec, (role) => minimumReplicas(spec, role));
+export function minimumRequest(request: JobGang): PlacementRequest {
+  return gangOf(request, (role) => minimumReplicas(request, role));
 }
 
-function requestOf(spec: JobSpec, count: (role: RoleSpec) => number): PlacementRequest {
+function gangOf(request: JobShapeRequest, count: (role: RoleSpec) => number): PlacementRequest {
   const replicas: ReplicaRequest[] = [];
-  for (const role of spec.roles) {
+  for (const role of request.roles) {
     for (let r = count(role); r > 0; r--) replicas.push({ role: role.role, demand: role.demand });
   }
-  return { jobId: spec.id, jobKind: spec.kind, gpuTypes: spec.gpuTypes, replicas };
+  return { jobId: request.id, jobKind: request.kind, gpuTypes: request.gpuTypes, replicas };
 }

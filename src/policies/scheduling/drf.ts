@@ -1,4 +1,4 @@
-import type { SchedulingAction, SchedulingContext, SchedulingPolicy } from '../types.js';
+import type { PlainSchedulingPolicy, SchedulingAction, SchedulingContext } from '../types.js';
 import { capacityOf, heldBy, minimumRequest, noResources, progressiveFill, drfUser, type DrfCandidate, type ResourceAmounts, type UserWeights } from './drf-fill.js';
 
 export { dominantShare, type ResourceAmounts, type UserWeights } from './drf-fill.js';
@@ -16,13 +16,13 @@ export interface DrfOptions {
  * what the user's running jobs hold); a job starts with what the pass gave it and keeps that
  * allocation while it runs. Nothing is grown, shrunk or preempted.
  */
-export function createDrf(options: DrfOptions = {}): SchedulingPolicy {
+export function createDrf(options: DrfOptions = {}): PlainSchedulingPolicy {
   const weights = options.userWeights ?? {};
   return {
     name: 'drf',
     smallestStart: minimumRequest,
     schedule(context: SchedulingContext): SchedulingAction[] {
-      const candidates = context.queued.map((job) => queuedCandidate(job.spec));
+      const candidates = context.queued.map((job) => queuedCandidate(job.request));
       const scratch = context.scratch();
       progressiveFill(candidates, {
         capacity: capacityOf(context.cluster),
@@ -37,17 +37,17 @@ export function createDrf(options: DrfOptions = {}): SchedulingPolicy {
 }
 
 /** A queued job as a candidate: it holds nothing yet. */
-export function queuedCandidate(spec: DrfCandidate['spec']): DrfCandidate {
-  return { spec, user: drfUser(spec), running: false, held: noResources(), workers: 0, planned: [], grants: 0 };
+export function queuedCandidate(request: DrfCandidate['request']): DrfCandidate {
+  return { request, user: drfUser(request), running: false, held: noResources(), workers: 0, planned: [], grants: 0 };
 }
 
 /** What each user's running jobs hold, by DRF user. */
 export function runningHeld(context: SchedulingContext, skip?: ReadonlySet<string>): Map<string, ResourceAmounts> {
   const byUser = new Map<string, ResourceAmounts>();
   for (const job of context.running) {
-    if (skip?.has(job.spec.id)) continue;
-    const held = heldBy(context.cluster.tasksOf(job.spec.id) ?? []);
-    const user = drfUser(job.spec);
+    if (skip?.has(job.request.id)) continue;
+    const held = heldBy(context.cluster.tasksOf(job.request.id) ?? []);
+    const user = drfUser(job.request);
     const total = byUser.get(user);
     if (total === undefined) {
       byUser.set(user, held);
@@ -63,6 +63,6 @@ export function runningHeld(context: SchedulingContext, skip?: ReadonlySet<strin
 /** A start action for every queued candidate that was given tasks. */
 export function startsOf(candidates: readonly DrfCandidate[]): SchedulingAction[] {
   const actions: SchedulingAction[] = [];
-  for (const c of candidates) if (!c.running && c.planned.length > 0) actions.push({ kind: 'start', jobId: c.spec.id, tasks: c.planned });
+  for (const c of candidates) if (!c.running && c.planned.length > 0) actions.push({ kind: 'start', jobId: c.request.id, tasks: c.planned });
   return actions;
 }

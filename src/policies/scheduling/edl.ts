@@ -1,14 +1,14 @@
 import { InvariantError } from '../../errors.js';
 import type { TaskPlacement } from '../../model/allocation.js';
 import { ReplayScratch } from '../plan-scratch.js';
-import type { JobSpec, ReplicaDemand } from '../../model/job-spec.js';
+import type { JobRequest, ReplicaDemand } from '../../model/job-spec.js';
 import {
   placementRequestOf,
   type JobView,
   type PlacementRequest,
+  type PlainSchedulingPolicy,
   type SchedulingAction,
   type SchedulingContext,
-  type SchedulingPolicy,
 } from '../types.js';
 
 /**
@@ -27,7 +27,7 @@ import {
  *   jobs are served in submission order rather than by EDL's resource tie-breaks, which would let a
  *   stream of small jobs starve a large one.
  * - Only trainers (workers) scale, by the job's `elastic.unit`; PS and chief replicas keep their
- *   requested counts (EDL scaled trainers only). A job without `spec.elastic` has min = max = its
+ *   requested counts (EDL scaled trainers only). A job without `request.elastic` has min = max = its
  *   requested workers: fulfillment 1, never resized, never a donor.
  * - Tie-breaks compare one trainer's demand (EDL compared trainer resource requests): GPUs, then CPU,
  *   then memory, then job id; the descending walk uses the exact reverse order.
@@ -42,12 +42,12 @@ import {
  * - Donors lose units in removal order "newest first" (units added in this pass, then the trainer
  *   tasks the job got last); after a fit is found, units that turn out not to be needed are kept.
  */
-export function createEdl(options: EdlOptions = {}): SchedulingPolicy {
+export function createEdl(options: EdlOptions = {}): PlainSchedulingPolicy {
   const maxLoad = options.maxLoad ?? EDL_MAX_LOAD;
   if (!(maxLoad > 0 && maxLoad <= 1)) throw new InvariantError(`edl: maxLoad ${maxLoad} must be in (0, 1]`);
   return {
     name: 'edl',
-    smallestStart: (spec) => placementRequestOf(spec, spec.elastic ? trainerBounds(spec).min : undefined),
+    smallestStart: (request) => placementRequestOf(request, request.elastic ? trainerBounds(request).min : undefined),
     tickS: options.tickS ?? EDL_TICK_S,
     schedule: (context) => planEdl(context, maxLoad),
   };
@@ -89,10 +89,10 @@ export interface EdlRank {
   readonly demand: ReplicaDemand;
 }
 
-/** The job's trainer bounds: `spec.elastic`, or min = max = unit = its requested workers when rigid. */
-export function trainerBounds(spec: JobSpec): TrainerBounds {
-  if (spec.elastic) return { min: spec.elastic.minReplicas, max: spec.elastic.maxReplicas, unit: spec.elastic.unit };
-  const workers = workerRole(spec).replicas;
+/** The job's trainer bounds: `request.elastic`, or min = max = unit = its requested workers when rigid. */
+export function trainerBounds(request: Pick<JobRequest, 'id' | 'roles' | 'elastic'>): TrainerBounds {
+  if (request.elastic) return { min: request.elastic.minReplicas, max: request.elastic.maxReplicas, unit: request.elastic.unit };
+  const workers = workerRole(request).replicas;
   return { min: workers, max: workers, unit: workers };
 }
 
@@ -141,16 +141,17 @@ function planEdl(context: SchedulingContext, maxLoad: number): SchedulingAction[
 function startQueued(plan: EdlPlan, queued: readonly JobView[]): boolean {
   let changed = false;
   for (const view of queued) {
-    if (plan.has(view.spec.id)) continue;
-    const bounds = trainerBounds(view.spec);
-    const request = placementRequestOf(view.spec, view.spec.elastic ? bounds.min : undefined);
-    const tasks = plan.scratch.place(request);
+    const { request } = view;
+    if (plan.has(request.id)) continue;
+    const bounds = trainerBounds(request);
+    const gang = placementRequestOf(request, request.elastic ? bounds.min : undefined);
+    const tasks = plan.scratch.place(gang);
     if (tasks !== null) {
-      plan.addStart(view.spec, bounds, tasks);
+      plan.addStart(request, bounds, tasks);
       changed = true;
       continue;
     }
-    if (!startWithDonors(plan, view.spec, bounds, request)) break;
+    if (!startWithDonors(plan, request, bounds, gang)) break;
     changed = true;
   }
   return changed;
@@ -164,12 +165,12 @@ interface DonatedUnit {
 }
 
 /**
- * Starts `spec` at its min by taking units from the most fulfilled elastic jobs (never below their
+ * Starts the job of `request` at its min (the placement request `gang`) by taking units from the most fulfilled elastic jobs (never below their
  * min). Works on a copy of the plan's scratch; commits only when the job fits, and then gives back
  * units that turned out not to be needed. Returns false (changing nothing) when donors cannot free enough.
  */
-function startWithDonors(plan: EdlPlan, spec: JobSpec, bounds: TrainerBounds, request: PlacementRequest): boolean {
-  if (!plan.donorsCouldFree(request)) return false;
+function startWithDonors(plan: EdlPlan, request: JobRequest, bounds: TrainerBounds, gang: PlacementRequest): boolean {
+  if (!plan.donorsCouldFree(gang)) return false;
   const trial = plan.scratch.fork();
   const given = new Map<JobPlan, number>();
   const donated: DonatedUnit[] = [];
@@ -179,25 +180,25 @@ function startWithDonors(plan: EdlPlan, spec: JobSpec, bounds: TrainerBounds, re
     if (donor === null) return false;
     const count = given.get(donor) ?? 0;
     const unit = donor.removableUnits()[count];
-    if (!unit) throw new InvariantError(`edl: job ${donor.spec.id} has no unit left to give`);
+    if (!unit) throw new InvariantError(`edl: job ${donor.request.id} has no unit left to give`);
     given.set(donor, count + 1);
     donated.push({ job: donor, ...unit });
     trial.unreserve(unit.tasks);
-    fits = trial.place(request) !== null;
+    fits = trial.place(gang) !== null;
   }
   // Keep units whose removal the start does not need (fragmentation can make early ones useless).
   let needed = donated;
   for (const unit of donated) {
     const without = needed.filter((u) => u !== unit);
-    if (fitsAfter(plan, without, request)) needed = without;
+    if (fitsAfter(plan, without, gang)) needed = without;
   }
   const committed = plan.scratch.fork();
   for (const unit of needed) committed.unreserve(unit.tasks);
-  const tasks = committed.place(request);
-  if (tasks === null) throw new InvariantError(`edl: job ${spec.id} no longer fits after its donors gave their units`);
+  const tasks = committed.place(gang);
+  if (tasks === null) throw new InvariantError(`edl: job ${request.id} no longer fits after its donors gave their units`);
   plan.adoptScratch(committed);
   for (const unit of needed) plan.commitRemoval(unit);
-  plan.addStart(spec, bounds, tasks);
+  plan.addStart(request, bounds, tasks);
   return true;
 }
 
@@ -214,7 +215,7 @@ function mostFulfilledDonor(jobs: readonly JobPlan[], given: ReadonlyMap<JobPlan
   for (const job of jobs) {
     const workers = job.workers - (given.get(job) ?? 0) * job.bounds.unit;
     if (workers - job.bounds.unit < job.bounds.min) continue;
-    const rank: EdlRank = { id: job.spec.id, workers, bounds: job.bounds, demand: job.demand };
+    const rank: EdlRank = { id: job.request.id, workers, bounds: job.bounds, demand: job.demand };
     if (bestRank === null || compareFulfillment(rank, bestRank) > 0) {
       best = job;
       bestRank = rank;
@@ -252,7 +253,7 @@ function scaleDown(plan: EdlPlan): boolean {
     if (job.workers - job.bounds.unit < job.bounds.min) continue;
     if (!plan.load.overTargetFor(job.unitUsage)) continue;
     const unit = job.removableUnits()[0];
-    if (!unit) throw new InvariantError(`edl: job ${job.spec.id} has no unit left to give`);
+    if (!unit) throw new InvariantError(`edl: job ${job.request.id} has no unit left to give`);
     plan.scratch.unreserve(unit.tasks);
     plan.commitRemoval({ job, ...unit });
     changed = true;
@@ -342,12 +343,12 @@ class JobPlan {
   workers: number;
 
   constructor(
-    readonly spec: JobSpec,
+    readonly request: JobRequest,
     readonly bounds: TrainerBounds,
     readonly starting: boolean,
     held: readonly TaskPlacement[],
   ) {
-    const demand = workerRole(spec).demand;
+    const demand = workerRole(request).demand;
     this.demand = demand;
     this.unitUsage = {
       gpuMilli: bounds.unit * demand.gpus * demand.gpuMilli,
@@ -363,12 +364,12 @@ class JobPlan {
   }
 
   rank(): EdlRank {
-    return { id: this.spec.id, workers: this.workers, bounds: this.bounds, demand: this.demand };
+    return { id: this.request.id, workers: this.workers, bounds: this.bounds, demand: this.demand };
   }
 
   unitRequest(): PlacementRequest {
     const replicas = Array.from({ length: this.bounds.unit }, () => ({ role: 'worker' as const, demand: this.demand }));
-    return { jobId: this.spec.id, gpuTypes: this.spec.gpuTypes, replicas };
+    return { jobId: this.request.id, gpuTypes: this.request.gpuTypes, replicas };
   }
 
   /** Units this job could give, in the order it gives them: this pass's additions newest first, then its newest held trainers. */
@@ -392,9 +393,9 @@ class EdlPlan {
     this.scratch = new ReplayScratch(context);
     this.load = new LoadTracker(context, maxLoad);
     for (const view of context.running) {
-      const bounds = trainerBounds(view.spec);
+      const bounds = trainerBounds(view.request);
       if (bounds.max === bounds.min) continue;
-      this.track(new JobPlan(view.spec, bounds, false, context.cluster.tasksOf(view.spec.id) ?? []));
+      this.track(new JobPlan(view.request, bounds, false, context.cluster.tasksOf(view.request.id) ?? []));
     }
   }
 
@@ -407,8 +408,8 @@ class EdlPlan {
     return this.order.filter((j) => j.elastic);
   }
 
-  addStart(spec: JobSpec, bounds: TrainerBounds, tasks: TaskPlacement[]): void {
-    const job = new JobPlan(spec, bounds, true, []);
+  addStart(request: JobRequest, bounds: TrainerBounds, tasks: TaskPlacement[]): void {
+    const job = new JobPlan(request, bounds, true, []);
     job.added.push(tasks);
     job.workers = tasks.filter((t) => t.role === 'worker').length;
     this.load.add(usageOf(tasks), 1);
@@ -426,12 +427,12 @@ class EdlPlan {
     const { job, tasks, fromAdded } = unit;
     if (fromAdded) {
       const index = job.added.indexOf(tasks as TaskPlacement[]);
-      if (index < (job.starting ? 1 : 0)) throw new InvariantError(`edl: job ${job.spec.id} cannot give back that unit`);
+      if (index < (job.starting ? 1 : 0)) throw new InvariantError(`edl: job ${job.request.id} cannot give back that unit`);
       job.added.splice(index, 1);
     } else {
       for (const task of tasks) {
         const index = job.kept.indexOf(task);
-        if (index < 0) throw new InvariantError(`edl: job ${job.spec.id} does not hold that task`);
+        if (index < 0) throw new InvariantError(`edl: job ${job.request.id} does not hold that task`);
         job.kept.splice(index, 1);
       }
       job.removedUnits.push(tasks);
@@ -498,23 +499,23 @@ class EdlPlan {
       const add = job.added.flat();
       const remove = job.removedUnits.flat();
       if (job.starting) {
-        starts.push({ kind: 'start', jobId: job.spec.id, tasks: add });
+        starts.push({ kind: 'start', jobId: job.request.id, tasks: add });
       } else if (add.length > 0 || remove.length > 0) {
-        if (add.length > 0 && remove.length > 0) throw new InvariantError(`edl: job ${job.spec.id} would both grow and shrink`);
-        resizes.push({ kind: 'resize', jobId: job.spec.id, add, remove });
+        if (add.length > 0 && remove.length > 0) throw new InvariantError(`edl: job ${job.request.id} would both grow and shrink`);
+        resizes.push({ kind: 'resize', jobId: job.request.id, add, remove });
       }
     }
     return [...resizes, ...starts];
   }
 
   private track(job: JobPlan): void {
-    this.jobs.set(job.spec.id, job);
+    this.jobs.set(job.request.id, job);
     this.order.push(job);
   }
 }
 
-function workerRole(spec: JobSpec): JobSpec['roles'][number] {
-  const role = spec.roles.find((r) => r.role === 'worker');
-  if (!role) throw new InvariantError(`job ${spec.id} has no worker role`);
+function workerRole(request: Pick<JobRequest, 'id' | 'roles'>): JobRequest['roles'][number] {
+  const role = request.roles.find((r) => r.role === 'worker');
+  if (!role) throw new InvariantError(`job ${request.id} has no worker role`);
   return role;
 }

@@ -1,6 +1,6 @@
 import type { TaskPlacement } from '../../model/allocation.js';
 import type { CapacityScratch } from '../../model/capacity.js';
-import type { JobSpec, ReplicaDemand } from '../../model/job-spec.js';
+import type { JobRequest, ReplicaDemand } from '../../model/job-spec.js';
 import { fitLossCurve, predictConvergenceStep } from '../fitting/loss-curve.js';
 import {
   asyncStepsPerS,
@@ -9,7 +9,14 @@ import {
   scaleAsyncPrior,
   type AsyncSpeedParams,
 } from '../fitting/speed-model.js';
-import { placementRequestOf, type JobView, type PlacementRequest, type SchedulingAction, type SchedulingContext, type SchedulingPolicy } from '../types.js';
+import {
+  placementRequestOf,
+  type JobView,
+  type PlacementRequest,
+  type PlainSchedulingPolicy,
+  type SchedulingAction,
+  type SchedulingContext,
+} from '../types.js';
 import { allocateByMarginalGain, type AllocationJob, type PsShape, type ResourceVector } from './optimus-allocation.js';
 import { EvenSpreadIndex } from './optimus-placement.js';
 
@@ -64,41 +71,41 @@ export interface OptimusOptions {
 }
 
 /** The smallest gang Optimus starts a job with: an elastic PS job's fewest workers (a multiple of its unit) and one PS; any other job's requested gang. */
-function smallestStart(spec: JobSpec): PlacementRequest {
-  if (!isElasticPsJob(spec)) return placementRequestOf(spec);
-  const unit = Math.max(1, spec.elastic!.unit);
-  const workers = Math.max(unit, Math.ceil(spec.elastic!.minReplicas / unit) * unit);
-  const replicas = spec.roles.flatMap((role) => Array.from({ length: role.role === 'worker' ? workers : 1 }, () => ({ role: role.role, demand: role.demand })));
-  return { jobId: spec.id, jobKind: spec.kind, gpuTypes: spec.gpuTypes, replicas };
+function smallestStart(request: JobRequest): PlacementRequest {
+  if (!isElasticPsJob(request)) return placementRequestOf(request);
+  const unit = Math.max(1, request.elastic!.unit);
+  const workers = Math.max(unit, Math.ceil(request.elastic!.minReplicas / unit) * unit);
+  const replicas = request.roles.flatMap((role) => Array.from({ length: role.role === 'worker' ? workers : 1 }, () => ({ role: role.role, demand: role.demand })));
+  return { jobId: request.id, jobKind: request.kind, gpuTypes: request.gpuTypes, replicas };
 }
 
 /**
  * True for the jobs Optimus sizes itself: elastic PS jobs with a worker and a PS role and no other
  * role (a chief would have to move with every start). Every other job is rigid to Optimus.
  */
-export function isElasticPsJob(spec: JobSpec): boolean {
+export function isElasticPsJob(request: Pick<JobRequest, 'kind' | 'elastic' | 'roles'>): boolean {
   return (
-    spec.kind === 'ps' &&
-    spec.elastic !== null &&
-    spec.roles.some((r) => r.role === 'ps') &&
-    spec.roles.every((r) => r.role === 'worker' || r.role === 'ps')
+    request.kind === 'ps' &&
+    request.elastic !== null &&
+    request.roles.some((r) => r.role === 'ps') &&
+    request.roles.every((r) => r.role === 'worker' || r.role === 'ps')
   );
 }
 
 /**
  * The total steps the job's fitted loss curve predicts (the step where it reaches the job's declared
- * `spec.loss.targetLoss`), or null without a curve, with fewer than MIN_LOSS_SAMPLES samples, or when
+ * `request.targetLoss`), or null without a target, with fewer than MIN_LOSS_SAMPLES samples, or when
  * the fitted asymptote does not reach the target yet. Uses only the reported (step, loss) values and
- * the declared target: never the curve's true parameters, nor spec.totalSteps.
+ * the declared target (a view has no true curve nor true step count).
  */
 export function fittedTotalSteps(job: JobView): number | null {
-  const curve = job.spec.loss;
-  if (!curve) return null;
+  const targetLoss = job.request.targetLoss;
+  if (targetLoss === null) return null;
   const samples = job.lossSamples();
   if (samples.length < MIN_LOSS_SAMPLES) return null;
   const fit = fitLossCurve(samples);
   if (fit === null) return null;
-  const total = predictConvergenceStep(fit, curve.targetLoss);
+  const total = predictConvergenceStep(fit, targetLoss);
   return Number.isFinite(total) ? total : null;
 }
 
@@ -106,10 +113,11 @@ export function fittedTotalSteps(job: JobView): number | null {
  * Optimus's estimate of a job's remaining steps Q. A job with a loss curve: its fitted total (when
  * fittedTotalSteps gives one) or else `priorTotalSteps`, minus its progress, but at least
  * MIN_REMAINING_FRACTION of its progress (it has not converged yet, whatever the fit says). A job
- * without a loss curve ends after a declared number of steps, which Optimus may read.
+ * without a loss curve ends after the number of steps its submitter declared (`request.declaredSteps`).
  */
 export function estimateRemainingSteps(job: JobView, priorTotalSteps: number, fitted: number | null = fittedTotalSteps(job)): RemainingStepsEstimate {
-  if (!job.spec.loss) return { steps: Math.max(0, job.spec.totalSteps - job.progressSteps), source: 'declared' };
+  const declaredSteps = job.request.declaredSteps;
+  if (declaredSteps !== null) return { steps: Math.max(0, declaredSteps - job.progressSteps), source: 'declared' };
   const total = fitted ?? priorTotalSteps;
   const steps = Math.max(total - job.progressSteps, MIN_REMAINING_FRACTION * job.progressSteps, 1);
   return { steps, source: fitted === null ? 'prior' : 'loss-fit' };
@@ -166,7 +174,7 @@ export function estimateSpeedModel(job: JobView, prior: SpeedPrior = { shape: PR
  * Capacity per resource is counted in aggregate; a gang that then does not place is shrunk one
  * replica at a time until it does.
  */
-export function createOptimus(options: OptimusOptions = {}): SchedulingPolicy {
+export function createOptimus(options: OptimusOptions = {}): PlainSchedulingPolicy {
   const tickS = options.tickS ?? OPTIMUS_TICK_S;
   const memory = new Knowledge();
   let lastFullPlanS: number | null = null;
@@ -270,13 +278,13 @@ function planRound(context: SchedulingContext, memory: Knowledge, full: boolean,
   // Rigid jobs: start at their requested shape in the free capacity, in submission order.
   let heldBack: ResourceVector | null = null;
   for (const job of context.queued) {
-    if (isElasticPsJob(job.spec)) continue;
-    const tasks = context.placement.place(scratch, placementRequestOf(job.spec));
-    if (tasks !== null) actions.push({ kind: 'start', jobId: job.spec.id, tasks });
-    else heldBack ??= specDemand(job.spec);
+    if (isElasticPsJob(job.request)) continue;
+    const tasks = context.placement.place(scratch, placementRequestOf(job.request));
+    if (tasks !== null) actions.push({ kind: 'start', jobId: job.request.id, tasks });
+    else heldBack ??= requestedDemand(job.request);
   }
 
-  const views = [...(full ? context.running.filter((j) => isElasticPsJob(j.spec)) : []), ...context.queued.filter((j) => isElasticPsJob(j.spec))];
+  const views = [...(full ? context.running.filter((j) => isElasticPsJob(j.request)) : []), ...context.queued.filter((j) => isElasticPsJob(j.request))];
   if (views.length === 0) return actions;
   const planned = planJobs(context, views, memory);
 
@@ -301,7 +309,7 @@ function planRound(context: SchedulingContext, memory: Knowledge, full: boolean,
     if (!job.running) continue;
     if (job.target === null) {
       scratch.unreserve(job.held);
-      actions.push({ kind: 'preempt', jobId: job.view.spec.id });
+      actions.push({ kind: 'preempt', jobId: job.view.request.id });
       continue;
     }
     const remove = [...pickRemovals(job.held, 'worker', job.current.workers - job.target.workers), ...pickRemovals(job.held, 'ps', job.current.ps - job.target.ps)];
@@ -314,7 +322,7 @@ function planRound(context: SchedulingContext, memory: Knowledge, full: boolean,
   for (const job of planned) {
     if (job.running || job.target === null) continue;
     const tasks = placeShrinking(index, job, job.target, { ps: 1, workers: job.alloc.minWorkers }, []);
-    if (tasks !== null) actions.push({ kind: 'start', jobId: job.view.spec.id, tasks });
+    if (tasks !== null) actions.push({ kind: 'start', jobId: job.view.request.id, tasks });
   }
   for (const job of planned) {
     if (!job.running || job.target === null) continue;
@@ -325,7 +333,7 @@ function planRound(context: SchedulingContext, memory: Knowledge, full: boolean,
       workers: Math.max(0, job.target.workers - job.current.workers),
     };
     const add = placeShrinking(index, job, grow, { ps: 0, workers: 0 }, kept) ?? [];
-    if (add.length > 0 || remove.length > 0) actions.push({ kind: 'resize', jobId: job.view.spec.id, add, remove });
+    if (add.length > 0 || remove.length > 0) actions.push({ kind: 'resize', jobId: job.view.request.id, add, remove });
   }
   return actions;
 }
@@ -335,19 +343,19 @@ function planJobs(context: SchedulingContext, views: readonly JobView[], memory:
   const fitted = views.map((view) => fittedTotalSteps(view));
   views.forEach((view, k) => {
     const total = fitted[k];
-    if (total !== null && total !== undefined) memory.noteTotal(view.spec.id, total);
+    if (total !== null && total !== undefined) memory.noteTotal(view.request.id, total);
   });
-  const speeds = views.map((view) => estimateSpeedModel(view, memory.speedPrior(view.spec.id)));
-  views.forEach((view, k) => memory.noteSpeed(view.spec.id, speeds[k]!));
+  const speeds = views.map((view) => estimateSpeedModel(view, memory.speedPrior(view.request.id)));
+  views.forEach((view, k) => memory.noteSpeed(view.request.id, speeds[k]!));
   return views.map((view, k) => {
-    const spec = view.spec;
-    const elastic = spec.elastic!;
+    const request = view.request;
+    const elastic = request.elastic!;
     const unit = Math.max(1, elastic.unit);
-    const workerRole = spec.roles.find((r) => r.role === 'worker')!;
-    const psRole = spec.roles.find((r) => r.role === 'ps')!;
+    const workerRole = request.roles.find((r) => r.role === 'worker')!;
+    const psRole = request.roles.find((r) => r.role === 'ps')!;
     const params = speeds[k]!.params;
-    const remaining = estimateRemainingSteps(view, memory.priorTotal(spec.id), fitted[k] ?? null);
-    const held = view.phase === 'running' ? (context.cluster.tasksOf(spec.id) ?? []) : [];
+    const remaining = estimateRemainingSteps(view, memory.priorTotal(request.id), fitted[k] ?? null);
+    const held = view.phase === 'running' ? (context.cluster.tasksOf(request.id) ?? []) : [];
     const visited = new Set(view.speedSamples.map((x) => `${x.ps}:${x.workers}`));
     if (view.phase === 'running') visited.add(`${view.ps}:${view.workers}`);
     return {
@@ -359,7 +367,7 @@ function planJobs(context: SchedulingContext, views: readonly JobView[], memory:
       profiling: speeds[k]!.source !== 'fit',
       visited,
       alloc: {
-        id: spec.id,
+        id: request.id,
         minWorkers: Math.max(unit, Math.ceil(elastic.minReplicas / unit) * unit),
         workerUnit: unit,
         maxWorkers: Math.floor(elastic.maxReplicas / unit) * unit,
@@ -482,9 +490,9 @@ function placeShrinking(index: EvenSpreadIndex, job: PlannedJob, want: PsShape, 
 
 /** All-or-nothing: `workers` workers and `ps` PS, first round-robin on the nodes of `kept`, the rest by the index. */
 function tryPlace(index: EvenSpreadIndex, job: PlannedJob, ps: number, workers: number, kept: readonly TaskPlacement[]): TaskPlacement[] | null {
-  const spec = job.view.spec;
-  const workerDemand = spec.roles.find((r) => r.role === 'worker')!.demand;
-  const psDemand = spec.roles.find((r) => r.role === 'ps')!.demand;
+  const request = job.view.request;
+  const workerDemand = request.roles.find((r) => r.role === 'worker')!.demand;
+  const psDemand = request.roles.find((r) => r.role === 'ps')!.demand;
   const local: TaskPlacement[] = [];
   let workersLeft = workers;
   let psLeft = ps;
@@ -499,7 +507,7 @@ function tryPlace(index: EvenSpreadIndex, job: PlannedJob, ps: number, workers: 
         // The open node holding the fewest of this role gets the next replica (keeps the spread even).
         let best = -1;
         for (const n of open) if (best < 0 || (count.get(`${role}:${n}`) ?? 0) < (count.get(`${role}:${best}`) ?? 0)) best = n;
-        const task = index.reserveOn(best, role, demand, spec.gpuTypes);
+        const task = index.reserveOn(best, role, demand, request.gpuTypes);
         if (task === null) {
           open.delete(best);
           continue;
@@ -513,7 +521,7 @@ function tryPlace(index: EvenSpreadIndex, job: PlannedJob, ps: number, workers: 
     workersLeft -= spreadOn('worker', workerDemand, workersLeft);
     psLeft -= spreadOn('ps', psDemand, psLeft);
   }
-  const rest = index.place({ jobId: spec.id, gpuTypes: spec.gpuTypes, workerDemand, psDemand, workers: workersLeft, ps: psLeft });
+  const rest = index.place({ jobId: request.id, gpuTypes: request.gpuTypes, workerDemand, psDemand, workers: workersLeft, ps: psLeft });
   if (rest === null) {
     index.unreserve(local);
     return null;
@@ -566,9 +574,9 @@ function taskVector(task: TaskPlacement): ResourceVector {
   return [task.gpuIndices.length * task.demand.gpuMilli, task.demand.cpuMilli, task.demand.memMiB];
 }
 
-function specDemand(spec: JobSpec): ResourceVector {
+function requestedDemand(request: JobRequest): ResourceVector {
   const total: ResourceVector = [0, 0, 0];
-  for (const role of spec.roles) {
+  for (const role of request.roles) {
     const d = demandVector(role.demand);
     addTo(total, [d[0] * role.replicas, d[1] * role.replicas, d[2] * role.replicas]);
   }

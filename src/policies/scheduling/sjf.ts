@@ -1,13 +1,20 @@
 import { nominalStepsPerS } from '../../model/speed.js';
-import { placementRequestOf, type JobView, type SchedulingAction, type SchedulingContext, type SchedulingPolicy } from '../types.js';
+import {
+  placementRequestOf,
+  type OracleJobView,
+  type OracleSchedulingPolicy,
+  type SchedulingAction,
+  type SchedulingContext,
+} from '../types.js';
 
 /**
- * Oracle remaining run time of a job in seconds: steps left (from `spec.totalSteps`, the ground
- * truth, even for jobs that end on convergence) divided by the nominal speed at its requested shape.
- * Only oracle baselines (SJF, Tetris) may use it; learning policies must not.
+ * Oracle remaining run time of a job in seconds: steps left (from `truth.totalSteps`, even for jobs
+ * that end on convergence) divided by the true nominal speed at its requested shape. Only oracle
+ * baselines (SJF, Tetris) may use it; learning policies cannot (their views have no truth).
  */
-export function oracleRemainingS(job: Pick<JobView, 'spec' | 'progressSteps'>): number {
-  return Math.max(0, job.spec.totalSteps - job.progressSteps) / nominalStepsPerS(job.spec);
+export function oracleRemainingS(job: Pick<OracleJobView, 'request' | 'truth' | 'progressSteps'>): number {
+  const nominal = nominalStepsPerS({ speed: job.truth.speed, roles: job.request.roles });
+  return Math.max(0, job.truth.totalSteps - job.progressSteps) / nominal;
 }
 
 /**
@@ -18,18 +25,19 @@ export function oracleRemainingS(job: Pick<JobView, 'spec' | 'progressSteps'>): 
  * list, so smaller jobs behind it start (backfilling; a big short job can starve while smaller ones
  * keep fitting).
  */
-export function createSjf(): SchedulingPolicy {
+export function createSjf(): OracleSchedulingPolicy {
   return {
     name: 'sjf',
-    schedule(context: SchedulingContext): SchedulingAction[] {
+    oracle: true,
+    schedule(context: SchedulingContext<OracleJobView>): SchedulingAction[] {
       const order = context.queued
-        .map((job, index) => ({ spec: job.spec, index, remainingS: oracleRemainingS(job) }))
+        .map((job, index) => ({ request: job.request, index, remainingS: oracleRemainingS(job) }))
         .sort((a, b) => a.remainingS - b.remainingS || a.index - b.index);
       const actions: SchedulingAction[] = [];
       const scratch = context.scratch();
-      for (const { spec } of order) {
-        const tasks = context.placement.place(scratch, placementRequestOf(spec));
-        if (tasks !== null) actions.push({ kind: 'start', jobId: spec.id, tasks });
+      for (const { request } of order) {
+        const tasks = context.placement.place(scratch, placementRequestOf(request));
+        if (tasks !== null) actions.push({ kind: 'start', jobId: request.id, tasks });
       }
       return actions;
     },

@@ -5,10 +5,11 @@ import type { ReplicaDemand } from '../../model/job-spec.js';
 import { nodeAllows } from '../placement/node-filter.js';
 import {
   placementRequestOf,
+  type OracleJobView,
+  type OracleSchedulingPolicy,
   type PlacementRequest,
   type SchedulingAction,
   type SchedulingContext,
-  type SchedulingPolicy,
 } from '../types.js';
 import { oracleRemainingS } from './sjf.js';
 
@@ -57,15 +58,16 @@ export function alignment(node: NodeSpec, free: Readonly<NodeFree>, demand: Repl
  * replica's alignment with the node that replica would start on, and if chosen the gang is placed by
  * the placement policy. Gang start, no preemption, no resizes.
  */
-export function createTetris(): SchedulingPolicy {
+export function createTetris(): OracleSchedulingPolicy {
   return {
     name: 'tetris',
-    schedule(context: SchedulingContext): SchedulingAction[] {
+    oracle: true,
+    schedule(context: SchedulingContext<OracleJobView>): SchedulingAction[] {
       const scratch = context.scratch();
       let pending: Pending[] = context.queued.map((job, index) => ({
-        jobId: job.spec.id,
+        jobId: job.request.id,
         index,
-        request: placementRequestOf(job.spec),
+        request: placementRequestOf(job.request),
         remainingS: oracleRemainingS(job),
       }));
       const actions: SchedulingAction[] = [];

@@ -6,9 +6,9 @@ import {
   placementRequestOf,
   type JobView,
   type PlacementRequest,
+  type PlainSchedulingPolicy,
   type SchedulingAction,
   type SchedulingContext,
-  type SchedulingPolicy,
 } from '../types.js';
 
 /**
@@ -32,7 +32,7 @@ import {
  * job's first start after its last promotion, so a job never starved before it first ran. CPU-only
  * jobs attain no GPU service and stay in the top queue. Elastic jobs run at their requested size.
  */
-export function createTiresias(options: TiresiasOptions = {}): SchedulingPolicy {
+export function createTiresias(options: TiresiasOptions = {}): PlainSchedulingPolicy {
   const thresholdsGpuS = options.thresholdsGpuS ?? TIRESIAS_THRESHOLDS_GPU_S;
   const promoteKnob = options.promoteKnob ?? TIRESIAS_PROMOTE_KNOB;
   if (thresholdsGpuS.some((t, i) => !(t > 0) || (i > 0 && t <= thresholdsGpuS[i - 1]!))) {
@@ -106,14 +106,14 @@ function planTiresias(
   promoteKnob: number,
   promotions: Map<string, Promotion>,
 ): SchedulingAction[] {
-  const live = new Set([...context.running, ...context.queued].map((j) => j.spec.id));
+  const live = new Set([...context.running, ...context.queued].map((j) => j.request.id));
   for (const id of [...promotions.keys()]) if (!live.has(id)) promotions.delete(id);
 
   const rank = (view: JobView, waiting: boolean): Ranked => {
-    let service = view.attainedGpuS - (promotions.get(view.spec.id)?.baseGpuS ?? 0);
+    let service = view.attainedGpuS - (promotions.get(view.request.id)?.baseGpuS ?? 0);
     let queue = queueOf(service, thresholdsGpuS);
-    if (waiting && queue > 0 && promoteKnob > 0 && starved(view, service, promotions.get(view.spec.id), context.nowS, promoteKnob)) {
-      promotions.set(view.spec.id, { baseGpuS: view.attainedGpuS, anchorS: null });
+    if (waiting && queue > 0 && promoteKnob > 0 && starved(view, service, promotions.get(view.request.id), context.nowS, promoteKnob)) {
+      promotions.set(view.request.id, { baseGpuS: view.attainedGpuS, anchorS: null });
       service = 0;
       queue = 0;
     }
@@ -127,24 +127,24 @@ function planTiresias(
   const preemptions: SchedulingAction[] = [];
   const starts: SchedulingAction[] = [];
   for (const job of waiting) {
-    const request = placementRequestOf(job.view.spec);
+    const request = placementRequestOf(job.view.request);
     let tasks = plan.place(request);
     if (tasks === null) {
       const eligible = victims.filter((v) => v.queue > job.queue && !preempted.has(v));
       const chosen = victimsFor(plan, context, eligible, request);
       if (chosen === null) continue;
       const committed = plan.fork();
-      for (const victim of chosen) committed.unreserve(context.cluster.tasksOf(victim.view.spec.id) ?? []);
+      for (const victim of chosen) committed.unreserve(context.cluster.tasksOf(victim.view.request.id) ?? []);
       tasks = committed.place(request);
-      if (tasks === null) throw new InvariantError(`tiresias: job ${job.view.spec.id} no longer fits after preemptions`);
+      if (tasks === null) throw new InvariantError(`tiresias: job ${job.view.request.id} no longer fits after preemptions`);
       plan = committed;
       for (const victim of chosen) {
         preempted.add(victim);
-        preemptions.push({ kind: 'preempt', jobId: victim.view.spec.id });
+        preemptions.push({ kind: 'preempt', jobId: victim.view.request.id });
       }
     }
-    starts.push({ kind: 'start', jobId: job.view.spec.id, tasks });
-    const promotion = promotions.get(job.view.spec.id);
+    starts.push({ kind: 'start', jobId: job.view.request.id, tasks });
+    const promotion = promotions.get(job.view.request.id);
     if (promotion && promotion.anchorS === null) promotion.anchorS = context.nowS;
   }
   return [...preemptions, ...starts];
@@ -155,7 +155,7 @@ function planTiresias(
  * Waiting counts from its first start after that promotion; before it ran again it cannot starve.
  */
 function starved(view: JobView, serviceGpuS: number, promotion: Promotion | undefined, nowS: number, knob: number): boolean {
-  const gpus = requestedGpus(view.spec);
+  const gpus = requestedGpus(view.request);
   const anchorS = promotion ? promotion.anchorS : view.firstStartS;
   if (gpus <= 0 || anchorS === null || serviceGpuS <= 0) return false;
   const executedS = serviceGpuS / gpus;
@@ -166,8 +166,8 @@ function starved(view: JobView, serviceGpuS: number, promotion: Promotion | unde
 /** Higher priority first: lower queue, then earlier arrival (submit time, then id). */
 function byPriority(a: Ranked, b: Ranked): number {
   if (a.queue !== b.queue) return a.queue - b.queue;
-  if (a.view.spec.submitS !== b.view.spec.submitS) return a.view.spec.submitS - b.view.spec.submitS;
-  return a.view.spec.id < b.view.spec.id ? -1 : a.view.spec.id > b.view.spec.id ? 1 : 0;
+  if (a.view.request.submitS !== b.view.request.submitS) return a.view.request.submitS - b.view.request.submitS;
+  return a.view.request.id < b.view.request.id ? -1 : a.view.request.id > b.view.request.id ? 1 : 0;
 }
 
 /**
@@ -181,7 +181,7 @@ function victimsFor(
   request: PlacementRequest,
 ): Ranked[] | null {
   if (eligible.length === 0) return null;
-  const tasksOf = (victim: Ranked): readonly TaskPlacement[] => context.cluster.tasksOf(victim.view.spec.id) ?? [];
+  const tasksOf = (victim: Ranked): readonly TaskPlacement[] => context.cluster.tasksOf(victim.view.request.id) ?? [];
   const trial = plan.fork();
   const chosen: Ranked[] = [];
   let fits = false;
