@@ -152,3 +152,15 @@ describe('trueUsage, bad input', () => {
     expect(() => trueUsage(spec, shape, NaN)).toThrow(/not a finite/);
   });
 });
+
+describe('trueUsage, chief', () => {
+  it('a ps-async chief trains like a worker: the same busy share of its own demand', () => {
+    const base = psJob('c', 4, { replicas: 1, demand: PS_DEMAND }, 1000);
+    const chiefDemand: ReplicaDemand = { gpus: 0, gpuMilli: 1000, cpuMilli: 8000, memMiB: 8192 };
+    const spec: JobSpec = { ...base, roles: [...base.roles, { role: 'chief', replicas: 1, demand: chiefDemand }] };
+    const usage = usageAt(spec, shapeOf(spec, {}));
+    const workerShare = roleOf(usage, 'worker').cpuUsedCores / 4;
+    expect(workerShare).toBeGreaterThan(0);
+    expect(roleOf(usage, 'chief').cpuUsedCores).toBeCloseTo(workerShare * 8, 9);
+  });
+});
