@@ -1,0 +1,148 @@
+/**
+ * The sampler: what a controller measures of a running job. Every period it reads the true usage
+ * of each listened job (model/usage.ts) and records it with noise — steps/s, and per role the CPU
+ * cores and memory MiB used per replica — keeping the last SAMPLES_KEPT records per job, as
+ * DLRover's job master does (REFERENCE §2). Each noise draw is fixed by a key of seed, job, role
+ * and the job's sample index, so a job's samples do not depend on which other jobs are listened,
+ * or in what order. A sample costs one truth read per listened job; jobs not listened cost nothing.
+ */
+import { InvariantError } from '../errors.js';
+import type { JobSpec } from '../model/job-spec.js';
+import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
+import { trueUsage, type RoleShape, type RoleUsage } from '../model/usage.js';
+
+/** Seconds between two samples when a scenario does not say: DLRover's job master checks every 30 s (REFERENCE §2). */
+export const DEFAULT_SAMPLE_PERIOD_S = 30;
+
+/** Records kept per job: DLRover's job master keeps its last 50 (REFERENCE §2). */
+export const SAMPLES_KEPT = 50;
+
+/**
+ * Relative noise (standard deviation) of a sampled CPU use: a period's mean of a replica's CPU
+ * use moves by a few percent from one period to the next [modelling assumption].
+ */
+export const CPU_USAGE_NOISE = 0.05;
+
+/** Relative noise (standard deviation) of a sampled memory use: memory moves less than CPU [modelling assumption]. */
+export const MEM_USAGE_NOISE = 0.02;
+
+/** A job's current truth, as the simulation knows it: spec, runtime shape and steps/s. */
+export interface JobTruth {
+  readonly jobId: string;
+  readonly spec: JobSpec;
+  readonly shape: readonly RoleShape[];
+  readonly stepsPerS: number;
+}
+
+/** Where the sampler reads a listened job's current truth. */
+export interface TruthSource {
+  /** The job's truth now; called only for listened jobs. */
+  truthOf(jobId: string): JobTruth;
+}
+
+/** One sampled record of a job: measured steps/s and, per role, use per replica. */
+export interface UsageSample {
+  readonly atS: number;
+  readonly stepsPerS: number;
+  readonly roles: readonly RoleUsage[];
+}
+
+/** How the sampler samples. */
+export interface SamplerOptions {
+  /** Seconds between two samples. */
+  readonly periodS: number;
+  /** The run's seed: it fixes every noise draw. */
+  readonly seed: number;
+  /** Relative noise of CPU use; default CPU_USAGE_NOISE. */
+  readonly cpuNoise?: number;
+  /** Relative noise of memory use; default MEM_USAGE_NOISE. */
+  readonly memNoise?: number;
+}
+
+/** One job's bounded history: a ring of at most SAMPLES_KEPT records and the index of its next sample. */
+interface History {
+  readonly records: UsageSample[];
+  /** Position of the oldest record once the ring is full. */
+  start: number;
+  nextIndex: number;
+}
+
+/** Takes noisy usage samples of the jobs it listens to and keeps their recent history. */
+export class Sampler {
+  /** Seconds between two samples. */
+  readonly periodS: number;
+  private readonly seed: number;
+  private readonly cpuNoise: number;
+  private readonly memNoise: number;
+  private readonly listened = new Set<string>();
+  private readonly histories = new Map<string, History>();
+  private lastAtS = -Infinity;
+
+  constructor(
+    options: SamplerOptions,
+    private readonly source: TruthSource,
+  ) {
+    if (!(options.periodS > 0) || !Number.isFinite(options.periodS)) throw new InvariantError(`sample period ${options.periodS} s is not a positive number`);
+    this.periodS = options.periodS;
+    this.seed = options.seed;
+    this.cpuNoise = options.cpuNoise ?? CPU_USAGE_NOISE;
+    this.memNoise = options.memNoise ?? MEM_USAGE_NOISE;
+  }
+
+  /** Samples the job from the next sample on (again, if it was listened before: its history goes on). */
+  listen(jobId: string): void {
+    this.listened.add(jobId);
+  }
+
+  /** Stops sampling the job; its history stays readable until `forget`. */
+  unlisten(jobId: string): void {
+    this.listened.delete(jobId);
+  }
+
+  /** Stops sampling the job and drops its history. */
+  forget(jobId: string): void {
+    this.listened.delete(jobId);
+    this.histories.delete(jobId);
+  }
+
+  /** Takes one sample of each listened job at `nowS` (never before the previous sample). */
+  sampleAt(nowS: number): void {
+    if (nowS < this.lastAtS) throw new InvariantError(`sample at ${nowS} s is before the last sample at ${this.lastAtS} s`);
+    this.lastAtS = nowS;
+    for (const jobId of this.listened) {
+      let history = this.histories.get(jobId);
+      if (!history) {
+        history = { records: [], start: 0, nextIndex: 0 };
+        this.histories.set(jobId, history);
+      }
+      const record = this.measure(this.source.truthOf(jobId), nowS, history.nextIndex++);
+      if (history.records.length < SAMPLES_KEPT) {
+        history.records.push(record);
+      } else {
+        history.records[history.start] = record;
+        history.start = (history.start + 1) % SAMPLES_KEPT;
+      }
+    }
+  }
+
+  /** The job's last records (at most SAMPLES_KEPT), oldest first; empty when never sampled. */
+  samplesOf(jobId: string): readonly UsageSample[] {
+    const history = this.histories.get(jobId);
+    if (!history) return [];
+    return [...history.records.slice(history.start), ...history.records.slice(0, history.start)];
+  }
+
+  private measure(truth: JobTruth, atS: number, index: number): UsageSample {
+    const usage = trueUsage(truth.spec, truth.shape, truth.stepsPerS);
+    const key = `dlsim:${this.seed}:usage:${truth.jobId}`;
+    const roles = usage.roles.map((r, i): RoleUsage => {
+      const roleKey = `${key}:${i}:${r.role}`;
+      const demandCores = truth.shape[i]!.demand.cpuMilli / 1000;
+      const cpu = r.cpuUsedCores * (1 + this.cpuNoise * keyedNormal(`${roleKey}:cpu:${index}`));
+      const mem = r.memUsedMiB * (1 + this.memNoise * keyedNormal(`${roleKey}:mem:${index}`));
+      return { role: r.role, replicas: r.replicas, cpuUsedCores: Math.min(demandCores, Math.max(0, cpu)), memUsedMiB: Math.max(0, mem) };
+    });
+    const steps = usage.stepsPerS * (1 + SPEED_NOISE * keyedNormal(`${key}:steps:${index}`));
+    return { atS, stepsPerS: Math.max(0, steps), roles };
+  }
+}
