@@ -24,15 +24,11 @@
  * property of the model, so a controller raising or lowering the limit does not change it.
  */
 import { assertNever, InvariantError } from '../errors.js';
-import type { JobSpec, ReplicaDemand, Role } from './job-spec.js';
+import type { JobSpec, Role } from './job-spec.js';
+import type { RoleShape } from './shape.js';
 import { stepsPerS as modelStepsPerS } from './speed.js';
 
-/** One role of a running job: its current replica count and per-replica demand. */
-export interface RoleShape {
-  readonly role: Role;
-  readonly replicas: number;
-  readonly demand: ReplicaDemand;
-}
+export type { RoleShape } from './shape.js';
 
 /** What each replica of a role uses. */
 export interface RoleUsage {
