@@ -1,6 +1,7 @@
 import type { FaultEffect, FaultType } from '../src/faults/catalog.js';
 import type { ClusterSpec, NodeSpec } from '../src/model/cluster-spec.js';
 import type { CheckpointSpec, ElasticSpec, JobSpec, ReplicaDemand, RoleSpec } from '../src/model/job-spec.js';
+import type { PolicyHandle } from '../src/policies/registry.js';
 import { DEFAULT_SIM_PARAMS, type Scenario } from '../src/scenario/scenario.js';
 
 /** A cluster of `count` identical GPU nodes, `perRack` to a rack. */
@@ -127,3 +128,6 @@ export function faultType(name: string, effect: FaultEffect): FaultType {
     category: effect.kind === 'crash' ? 'software' : 'hardware',
   };
 }
+
+/** What a policy factory reads of a run, for tests: default simulation parameters, no user weights, seed 1. */
+export const TEST_HANDLE: PolicyHandle = { params: DEFAULT_SIM_PARAMS, userWeights: {}, seed: 1 };

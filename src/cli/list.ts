@@ -1,6 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { presets } from '../policies/presets.js';
-import { autoscalePolicies, placementPolicies, recoveryPolicies, schedulingPolicies } from '../policies/registry.js';
+import { policyIds, recoveryPolicies } from '../policies/registry.js';
 import { alignColumns } from '../report/summary-table.js';
 import { catalogNames, loadCatalog, totalRatePerGpuDay } from '../faults/catalog.js';
 import { traceFormats } from '../workload/formats.js';
@@ -14,7 +14,7 @@ interface ListArgs {
 /** Everything `dlsim list` reports: presets, the policies of each kind and the trace formats. */
 export function listing(): {
   presets: typeof presets;
-  policies: { scheduling: string[]; placement: string[]; recovery: string[]; autoscale: string[] };
+  policies: { scheduling: string[]; placement: string[]; recovery: string[]; autoscale: string[]; data: string[] };
   traceFormats: Record<string, { description: string; files: string; machineList: boolean }>;
   faultCatalogs: Record<string, { description: string; faultTypes: number; ratePerGpuDay: number }>;
   recoveryTimesS: Record<string, Record<string, number>>;
@@ -23,10 +23,11 @@ export function listing(): {
   return {
     presets,
     policies: {
-      scheduling: Object.keys(schedulingPolicies),
-      placement: Object.keys(placementPolicies),
-      recovery: Object.keys(recoveryPolicies),
-      autoscale: [...autoscalePolicies],
+      scheduling: policyIds('scheduling'),
+      placement: policyIds('placement'),
+      recovery: policyIds('recovery'),
+      autoscale: policyIds('autoscale'),
+      data: policyIds('data'),
     },
     traceFormats: Object.fromEntries(
       Object.values(traceFormats).map((f) => [f.id, { description: f.description, files: f.filesHelp, machineList: f.readCluster !== undefined }]),
@@ -59,11 +60,11 @@ export const listCommand: CommandModule<object, ListArgs> = {
     if (args.json) return printJson(data);
     const presetRows = Object.entries(data.presets).map(([name, s]) => [
       `  ${name}`,
-      `scheduling=${s.scheduling} placement=${s.placement} recovery=${s.recovery} autoscale=${s.autoscale}`,
+      `scheduling=${s.scheduling} placement=${s.placement} recovery=${s.recovery} autoscale=${s.autoscale} data=${s.data ?? 'none'}`,
       `  ${s.description}`,
     ]);
     const lines = [
-      'presets (use with --policy):',
+      'presets (use with --policy; a scenario\'s policies: overrides any kind):',
       alignColumns(presetRows, true),
       '',
       'policies:',

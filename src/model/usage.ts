@@ -120,3 +120,10 @@ function replicasOf(shape: readonly RoleShape[], role: Role): number {
   for (const r of shape) if (r.role === role) count += r.replicas;
   return count;
 }
+
+/** One sampled record of a job, as a controller measures it: steps/s and, per role, use per replica (noisy). */
+export interface UsageSample {
+  readonly atS: number;
+  readonly stepsPerS: number;
+  readonly roles: readonly RoleUsage[];
+}

@@ -1,12 +1,14 @@
 import { InvariantError } from '../errors.js';
-import { autoscalePolicies, placementPolicies, recoveryPolicies, schedulingPolicies } from './registry.js';
+import type { AutoscaleId, DataId, PlacementId, RecoveryId, SchedulingId } from './registry.js';
 
-/** A named stack of policies, one per kind, referred to by registry ids. */
+/** A named stack of policies, one per kind, referred to by registry ids (checked at compile time). */
 export interface PolicyStack {
-  readonly scheduling: string;
-  readonly placement: string;
-  readonly recovery: string;
-  readonly autoscale: string;
+  readonly scheduling: SchedulingId;
+  readonly placement: PlacementId;
+  readonly recovery: RecoveryId;
+  readonly autoscale: AutoscaleId;
+  /** Data-worker policy; absent: none. */
+  readonly data?: DataId;
   /** One line saying what the stack models. */
   readonly description: string;
 }
@@ -109,16 +111,4 @@ export function presetStack(name: string): PolicyStack {
   const stack = Object.hasOwn(presets, name) ? presets[name] : undefined;
   if (!stack) throw new InvariantError(`unknown preset ${name}`);
   return stack;
-}
-
-/** Checks that every preset names registered policies; throws InvariantError otherwise. */
-export function checkPresets(): void {
-  for (const [name, stack] of Object.entries(presets)) {
-    const ok =
-      stack.scheduling in schedulingPolicies &&
-      stack.placement in placementPolicies &&
-      stack.recovery in recoveryPolicies &&
-      autoscalePolicies.includes(stack.autoscale);
-    if (!ok) throw new InvariantError(`preset ${name} names an unregistered policy`);
-  }
 }

@@ -1,8 +1,10 @@
-import type { Eviction, TaskPlacement } from '../model/allocation.js';
+import type { TaskPlacement } from '../model/allocation.js';
 import type { CapacityScratch } from '../model/capacity.js';
 import type { ClusterView } from '../model/cluster-state.js';
 import type { JobKind, JobRequest, JobTruth, ReplicaDemand, Role } from '../model/job-spec.js';
 import type { LossSample, SpeedSample } from '../model/observations.js';
+import type { RuntimeShape } from '../model/shape.js';
+import type { UsageSample } from '../model/usage.js';
 import type { Decision } from './decision.js';
 
 /** Lifecycle of a job in the simulation ('waiting': not submitted yet, or crashed and not yet resubmitted). */
@@ -21,6 +23,8 @@ export interface JobView {
   readonly workers: number;
   /** Parameter servers it currently runs with (0 when not running). */
   readonly ps: number;
+  /** Role by role, the replicas it runs with now and what each holds (empty when not running). */
+  readonly shape: RuntimeShape;
   /** GPUs it holds now (shared GPUs fractionally). */
   readonly gpus: number;
   /** Service received so far: GPUs held times seconds (Tiresias's attained service). */
@@ -89,8 +93,6 @@ interface SchedulingPolicyBase {
    * whose smallest gang does not fit the whole, empty cluster can never start and fails at once.
    */
   smallestStart?(request: JobRequest): PlacementRequest;
-  /** Told of auxiliary tasks of its jobs that the simulation took back (a training task needed their capacity, or their node went down). */
-  onEvicted?(evictions: readonly Eviction[]): void;
 }
 
 /**
@@ -128,4 +130,27 @@ export function replicasOf(request: Pick<JobRequest, 'roles'>, workers?: number)
 /** A placement request for a job at its requested size. */
 export function placementRequestOf(request: JobShapeRequest, workers?: number): PlacementRequest {
   return { jobId: request.id, jobKind: request.kind, gpuTypes: request.gpuTypes, replicas: replicasOf(request, workers) };
+}
+
+/**
+ * What a policy that watches running jobs sees at one pass (auto-scaling, data workers): the
+ * running jobs, the cluster, and the sampled usage of the jobs it listens to. Sampling costs only
+ * the jobs listened to.
+ */
+export interface ObservingContext {
+  /** Current simulated time in seconds. */
+  readonly nowS: number;
+  readonly cluster: ClusterView;
+  /** Jobs running now, in start order. */
+  readonly running: readonly JobView[];
+  /** The placement policy of the stack. */
+  readonly placement: PlacementPolicy;
+  /** A fresh scratch copy of the current free capacity to plan in. */
+  scratch(): CapacityScratch;
+  /** A listened job's samples, oldest first (the last 50; empty before its first sample or when not listened). */
+  samples(jobId: string): readonly UsageSample[];
+  /** Samples the job every `sim.samplePeriod` from now on (while it runs). */
+  listen(jobId: string): void;
+  /** Stops sampling the job. */
+  unlisten(jobId: string): void;
 }

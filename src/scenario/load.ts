@@ -8,7 +8,7 @@ import type { JobSpec, LossCurveSpec, ReplicaDemand, RoleSpec, SpeedSpec } from 
 import { convergenceStep } from '../model/observations.js';
 import { type FaultCatalog, loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
 import { presetNames, presetStack } from '../policies/presets.js';
-import { recoveryPolicies } from '../policies/registry.js';
+import { policyEntry, policyIds, type PolicyKind } from '../policies/registry.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import { readFaultTrace, replayOccurrences } from '../faults/trace-replay.js';
 import { traceFormatById, traceFormatIds, traceFormats } from '../workload/formats.js';
@@ -21,7 +21,7 @@ import { generateSyntheticJobs, SYNTHETIC_KINDS, type SyntheticSpec } from '../w
 import type { TraceFormat } from '../workload/trace-format.js';
 import { parseDurationS } from '../io/duration.js';
 import { applySet, assignmentPath, setOption } from './overrides.js';
-import { type YamlPath, formatYamlPath } from '../io/yaml-errors.js';
+import { type YamlPath, firstIssue, formatYamlPath, yamlErrorMap } from '../io/yaml-errors.js';
 import { firstLine, lineOf, protoKeyPath, readYamlText, recursivePath } from '../io/yaml-file.js';
 import {
   type FaultsDoc,
@@ -35,7 +35,7 @@ import {
   largestNodeGpus,
   validateScenarioDoc,
 } from './schema.js';
-import { type BenchSettings, DEFAULT_SIM_PARAMS, type Expectation, type FaultSetup, type Scenario } from './scenario.js';
+import { type BenchSettings, DEFAULT_SIM_PARAMS, type Expectation, type FaultSetup, type PolicyChoice, type PolicyChoices, type Scenario } from './scenario.js';
 
 /** Options of `loadScenario`: CLI overrides and the policy names the registry knows. */
 export interface LoadScenarioOptions {
@@ -123,10 +123,19 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     throw new ConfigError('--seed', `expected a non-negative integer, got ${options.seed}`);
   }
   const seed = options.seed ?? doc.seed;
-  if (doc.recovery !== undefined && !Object.hasOwn(recoveryPolicies, doc.recovery)) {
-    throw new ConfigError(locate(['recovery']), `unknown recovery policy "${doc.recovery}"; known: ${Object.keys(recoveryPolicies).join(', ')}`);
+  if (doc.recovery !== undefined && !policyEntry('recovery', doc.recovery)) {
+    throw new ConfigError(locate(['recovery']), `unknown recovery policy "${doc.recovery}"; known: ${policyIds('recovery').join(', ')}`);
   }
-  const recoveryTimesS = doc.recoveryTimes ? recoveryTimesOf(doc.recoveryTimes, doc.recovery ?? presetStack(policy).recovery, locate) : {};
+  if (doc.recovery !== undefined && doc.policies?.recovery !== undefined) {
+    throw new ConfigError(locate(['policies', 'recovery']), 'the recovery policy is named twice (recovery and policies.recovery): keep one');
+  }
+  const policies = policyChoicesOf(doc.policies ?? {}, locate);
+  const recoveryChoice = doc.policies?.recovery;
+  const recovery = recoveryChoice?.name ?? doc.recovery;
+  const recoveryTimes = { ...(doc.recoveryTimes ?? {}) };
+  // A recovery policy's options are its times and counts, as recoveryTimes gives them.
+  if (recoveryChoice !== undefined && Object.keys(recoveryChoice.options).length > 0) recoveryTimes[recoveryChoice.name] = recoveryChoice.options as Record<string, number | string>;
+  const recoveryTimesS = Object.keys(recoveryTimes).length > 0 ? recoveryTimesOf(recoveryTimes, recovery ?? presetStack(policy).recovery, locate) : {};
 
   const warnings: string[] = [];
   const cluster = await resolveCluster(doc, file, locate, warnings);
@@ -140,13 +149,15 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     file,
     seed,
     policy,
-    ...(doc.recovery === undefined ? {} : { recovery: doc.recovery }),
+    ...(Object.keys(policies).length === 0 ? {} : { policies }),
+    ...(recovery === undefined ? {} : { recovery }),
     recoveryTimesS,
     horizonS: doc.sim?.horizon ?? Infinity,
     params: {
       resizePauseS: doc.sim?.resizePause ?? DEFAULT_SIM_PARAMS.resizePauseS,
       crossRackSlowdown: doc.sim?.crossRackSlowdown ?? DEFAULT_SIM_PARAMS.crossRackSlowdown,
       oomAfterS: doc.sim?.oomAfter ?? DEFAULT_SIM_PARAMS.oomAfterS,
+      samplePeriodS: doc.sim?.samplePeriod ?? DEFAULT_SIM_PARAMS.samplePeriodS,
     },
     cluster,
     jobs,
@@ -155,6 +166,40 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     bench,
     warnings,
   };
+}
+
+/**
+ * The scenario's `policies:` checked against the registry: each name registered for its kind, each
+ * kind's options valid for that policy (a ConfigError at the YAML path otherwise). Recovery's
+ * options are its times and counts (checked with recoveryTimes), so they pass through here.
+ */
+function policyChoicesOf(byKind: NonNullable<ScenarioDoc['policies']>, locate: (path: YamlPath) => string): PolicyChoices {
+  const choices: Partial<Record<PolicyKind, PolicyChoice>> = {};
+  for (const kind of ['scheduling', 'placement', 'recovery', 'autoscale', 'data'] as const) {
+    const choice = byKind[kind];
+    if (choice === undefined) continue;
+    const entry = policyEntry(kind, choice.name);
+    if (!entry) throw new ConfigError(locate(['policies', kind]), `unknown ${kind} policy "${choice.name}"; known: ${policyIds(kind).join(', ')}`);
+    if (kind === 'recovery') {
+      choices.recovery = choice;
+      continue;
+    }
+    const schema = 'options' in entry ? entry.options : undefined;
+    if (schema === undefined) {
+      const first = Object.keys(choice.options)[0];
+      if (first !== undefined) throw new ConfigError(locate(['policies', kind, 'options', first]), `${kind} policy ${choice.name} takes no options`);
+      choices[kind] = choice;
+      continue;
+    }
+    const parsed = schema.safeParse(choice.options, { error: yamlErrorMap });
+    if (!parsed.success) {
+      const { path, message, unknownKey } = firstIssue(parsed.error);
+      const full = unknownKey === undefined ? path : [...path, unknownKey];
+      throw new ConfigError(locate(['policies', kind, 'options', ...full]), message);
+    }
+    choices[kind] = { name: choice.name, options: parsed.data };
+  }
+  return choices;
 }
 
 /**
@@ -260,8 +305,8 @@ function recoveryTimesOf(
 ): Record<string, number> {
   let settings: Record<string, number> = {};
   for (const [policy, values] of Object.entries(byPolicy)) {
-    const entry = recoveryPolicies[policy];
-    if (!entry) throw new ConfigError(locate(['recoveryTimes', policy]), `unknown recovery policy "${policy}"; known: ${Object.keys(recoveryPolicies).join(', ')}`);
+    const entry = policyEntry('recovery', policy);
+    if (!entry) throw new ConfigError(locate(['recoveryTimes', policy]), `unknown recovery policy "${policy}"; known: ${policyIds('recovery').join(', ')}`);
     const policySettings: Record<string, number> = {};
     for (const [name, value] of Object.entries(values)) {
       const where = locate(['recoveryTimes', policy, name]);

@@ -2,19 +2,10 @@ import type { FaultCatalog } from '../faults/catalog.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import type { ClusterSpec } from '../model/cluster-spec.js';
 import type { JobSpec } from '../model/job-spec.js';
+import type { SimParams } from '../model/sim-params.js';
+import type { PolicyKind } from '../policies/registry.js';
 
-/** Constants of the simulated world that every policy faces alike (scenario `sim`). */
-export interface SimParams {
-  /** Training pause when a running job changes its replicas or restarts after preemption, in seconds. */
-  readonly resizePauseS: number;
-  /** Step-time multiplier of an all-reduce job whose workers span more than one rack (>= 1). */
-  readonly crossRackSlowdown: number;
-  /** Seconds of training after which a pod with less memory than its role uses is OOM-killed. */
-  readonly oomAfterS: number;
-}
-
-/** Defaults of SimParams (the scenario `sim` section's defaults). */
-export const DEFAULT_SIM_PARAMS: SimParams = { resizePauseS: 30, crossRackSlowdown: 1.25, oomAfterS: 600 };
+export { DEFAULT_SIM_PARAMS, type SimParams } from '../model/sim-params.js';
 
 /** The faults a run injects: a rate catalog (already scaled and overridden) and replayed trace faults. */
 export interface FaultSetup {
@@ -61,6 +52,15 @@ export interface BenchSettings {
   readonly expect: readonly Expectation[];
 }
 
+/** A policy a scenario chooses for one kind: its registry id and its options, already checked. */
+export interface PolicyChoice {
+  readonly name: string;
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+/** The kinds a scenario's `policies:` replaces in its preset's stack. */
+export type PolicyChoices = Partial<Readonly<Record<PolicyKind, PolicyChoice>>>;
+
 /** A scenario after parsing, validation, overrides and workload generation: ready to simulate. */
 export interface Scenario {
   /** Scenario name (the YAML `name`, else the file's base name). */
@@ -71,6 +71,8 @@ export interface Scenario {
   readonly seed: number;
   /** Policy preset name, e.g. "fifo". */
   readonly policy: string;
+  /** Policies replacing the preset's, by kind (the scenario's `policies:`; its `recovery:` is the recovery kind's). */
+  readonly policies?: PolicyChoices;
   /** Recovery policy replacing the preset's, when the scenario names one. */
   readonly recovery?: string;
   /** Recovery times replacing the policy's defaults, by name (seconds; e.g. replaceS). */

@@ -457,6 +457,18 @@ function checkAgainstCluster(
   }
 }
 
+/** One kind's policy in a scenario's `policies`: its registry id, or {name, options}. */
+const policyChoiceSchema = z.union(
+  [
+    nameSchema.transform((name) => ({ name, options: {} as Readonly<Record<string, unknown>> })),
+    z.strictObject(
+      { name: nameSchema, options: z.record(z.string(), z.unknown(), says('expected a mapping of option names to values')).default({}) },
+      says('expected a policy name, or a mapping {name, options}'),
+    ),
+  ],
+  says('expected a policy name, or a mapping {name, options}'),
+);
+
 /** The scenario YAML document (strict: unknown keys are errors); durations come out in seconds. */
 export const scenarioSchema = z
   .strictObject(
@@ -464,6 +476,19 @@ export const scenarioSchema = z
       name: nameSchema.optional(),
       seed: nonNegativeInt.default(1),
       policy: nameSchema.default('fifo'),
+      // Any kind of the preset replaced: a registry id, or {name, options} (options checked by the policy's entry in load.ts).
+      policies: z
+        .strictObject(
+          {
+            scheduling: policyChoiceSchema.optional(),
+            placement: policyChoiceSchema.optional(),
+            recovery: policyChoiceSchema.optional(),
+            autoscale: policyChoiceSchema.optional(),
+            data: policyChoiceSchema.optional(),
+          },
+          says('expected a mapping of policy kinds (scheduling, placement, recovery, autoscale, data) to policies'),
+        )
+        .optional(),
       recovery: nameSchema.optional(),
       // Durations and counts by name; which is which depends on the policy, so load.ts parses the values.
       recoveryTimes: z
@@ -487,6 +512,7 @@ export const scenarioSchema = z
               .min(1, says('expected a number >= 1'))
               .default(1.25),
             oomAfter: positiveDurationS.default(600),
+            samplePeriod: positiveDurationS.default(30),
           },
           says('expected a mapping'),
         )

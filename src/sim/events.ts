@@ -10,8 +10,10 @@ export type SimEvent =
   | { readonly kind: 'job-resume'; readonly jobId: string; readonly pause: number }
   /** A running job's speed is multiplied by `factor` from now on (a straggler, thermal slowdown, …). */
   | { readonly kind: 'job-speed-factor'; readonly jobId: string; readonly factor: number }
-  /** A periodic policy asks to be consulted. */
-  | { readonly kind: 'policy-tick' }
+  /** A periodic policy of this kind asks to be consulted. */
+  | { readonly kind: 'policy-tick'; readonly policy: 'scheduling' | 'autoscale' | 'data' }
+  /** The jobs policies listen to are sampled. */
+  | { readonly kind: 'sample' }
   /** A fault strikes; `replayIndex` is its index in the replayed trace, null for a rate-injected fault. */
   | { readonly kind: 'fault'; readonly occurrence: FaultOccurrence; readonly replayIndex: number | null }
   /** Broken hardware the scheduler could not see is located and taken out of service. */

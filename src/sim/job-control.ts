@@ -21,8 +21,6 @@ export interface JobControlSetup {
   readonly scenario: Scenario;
   readonly tracker: FaultTracker;
   readonly jobs: readonly JobRuntime[];
-  /** Save and load costs of the recovery stack, replacing the jobs' own when set. */
-  readonly checkpointCosts: CheckpointCosts | undefined;
 }
 
 /**
@@ -36,7 +34,8 @@ export class JobControl {
   private readonly cluster: ClusterState;
   private readonly scenario: Scenario;
   private readonly tracker: FaultTracker;
-  private readonly checkpointCosts: CheckpointCosts | undefined;
+  /** Save and load costs of the recovery stack, replacing the jobs' own when set. */
+  checkpointCosts: CheckpointCosts | undefined = undefined;
   private readonly jobsById = new Map<string, JobRuntime>();
   private readonly arrivalIndex = new Map<JobRuntime, number>();
   /** When each running job joined the running list, as a count of starts (orders jobs as the list does). */
@@ -58,7 +57,6 @@ export class JobControl {
     this.cluster = setup.cluster;
     this.scenario = setup.scenario;
     this.tracker = setup.tracker;
-    this.checkpointCosts = setup.checkpointCosts;
     setup.jobs.forEach((job, index) => {
       if (this.jobsById.has(job.spec.id)) throw new InvariantError(`duplicate job id ${job.spec.id}`);
       this.jobsById.set(job.spec.id, job);

@@ -9,7 +9,7 @@
 import { InvariantError } from '../errors.js';
 import type { JobSpec } from '../model/job-spec.js';
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
-import { trueUsage, type RoleShape, type RoleUsage } from '../model/usage.js';
+import { trueUsage, type RoleShape, type RoleUsage, type UsageSample } from '../model/usage.js';
 
 /** Seconds between two samples when a scenario does not say: DLRover's job master checks every 30 s (REFERENCE §2). */
 export const DEFAULT_SAMPLE_PERIOD_S = 30;
@@ -38,13 +38,6 @@ export interface JobTruth {
 export interface TruthSource {
   /** The job's truth now; called only for listened jobs. */
   truthOf(jobId: string): JobTruth;
-}
-
-/** One sampled record of a job: measured steps/s and, per role, use per replica. */
-export interface UsageSample {
-  readonly atS: number;
-  readonly stepsPerS: number;
-  readonly roles: readonly RoleUsage[];
 }
 
 /** How the sampler samples. */
@@ -92,6 +85,11 @@ export class Sampler {
   /** Samples the job from the next sample on (again, if it was listened before: its history goes on). */
   listen(jobId: string): void {
     this.listened.add(jobId);
+  }
+
+  /** Ids of the jobs sampled at the next sample, in the order they were first listened. */
+  listening(): string[] {
+    return [...this.listened];
   }
 
   /** Stops sampling the job; its history stays readable until `forget`. */

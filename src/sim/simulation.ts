@@ -7,26 +7,18 @@ import { FLASH_SAVE_BLOCK_S, requestedGpus } from '../model/job-spec.js';
 import { totalRatePerGpuDay } from '../faults/catalog.js';
 import { buildSummary, type RunSummary } from '../metrics/summary.js';
 import { UsageMeter } from '../metrics/usage-meter.js';
-import { presetStack } from '../policies/presets.js';
-import { placementPolicies, recoveryPolicies, schedulingPolicies } from '../policies/registry.js';
+import type { AutoscalePolicy } from '../policies/autoscale/types.js';
+import type { DataPolicy } from '../policies/data/types.js';
 import type { RecoveryPolicy } from '../policies/recovery/types.js';
-import {
-  placementRequestOf,
-  type PlacementPolicy,
-  type SchedulingContext,
-  type SchedulingPolicy,
-} from '../policies/types.js';
+import { placementRequestOf, type PlacementPolicy, type SchedulingPolicy } from '../policies/types.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import { FaultTracker, type TimelineRow } from './fault-tracker.js';
 import { FaultHandler } from './fault-handler.js';
-import { applyDecisions } from './apply-decisions.js';
 import { JobControl } from './job-control.js';
+import { PolicyHost } from './policy-host.js';
 import { InvariantChecker, invariantChecksByDefault } from './invariants.js';
 import { JobRuntime } from './job-runtime.js';
-
-/** Passes in one instant after auxiliary tasks gave way; each pass can only evict for training starting, so more is a policy loop. */
-const MAX_EVICTION_ROUNDS = 100;
 
 /** What a finished run returns: the summary (without perf) and every job's final state. */
 export interface SimResult {
@@ -45,8 +37,10 @@ export interface SimOptions {
    * the summary at the end (an InvariantError on any breach); absent: invariantChecksByDefault().
    */
   readonly checkInvariants?: boolean;
-  /** Use this scheduling policy instead of the preset's (tests and tools). */
+  /** Use these policies instead of the stack's (tests and tools). */
   readonly schedulingPolicy?: SchedulingPolicy;
+  readonly autoscalePolicy?: AutoscalePolicy;
+  readonly dataPolicy?: DataPolicy;
 }
 
 /** Wires the engine, the cluster state, the jobs and the policy stack; the only code that changes cluster state. */
@@ -55,6 +49,7 @@ export class Simulation {
   private readonly engine: Engine<SimEvent>;
   private readonly jobs: JobRuntime[];
   private readonly control: JobControl;
+  private readonly host: PolicyHost;
   private readonly scheduling: SchedulingPolicy;
   private readonly placement: PlacementPolicy;
   private readonly recovery: RecoveryPolicy;
@@ -69,10 +64,6 @@ export class Simulation {
     private readonly scenario: Scenario,
     options: SimOptions = {},
   ) {
-    const stack = presetStack(scenario.policy);
-    this.scheduling = options.schedulingPolicy ?? schedulingPolicies[stack.scheduling]!({ userWeights: scenario.userWeights ?? {} });
-    this.placement = placementPolicies[stack.placement]!();
-    this.recovery = recoveryPolicies[scenario.recovery ?? stack.recovery]!.create(scenario.recoveryTimesS ?? {});
     this.cluster = new ClusterState(scenario.cluster);
     this.jobs = scenario.jobs.map((spec) => new JobRuntime(spec, scenario.seed));
     this.checker = (options.checkInvariants ?? invariantChecksByDefault()) ? new InvariantChecker(this.jobs, this.cluster) : null;
@@ -82,14 +73,20 @@ export class Simulation {
       endOfInstant: () => this.endOfInstant(),
     });
     this.faults = new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus));
-    this.control = new JobControl({
+    this.control = new JobControl({ engine: this.engine, cluster: this.cluster, scenario, tracker: this.faults, jobs: this.jobs });
+    this.host = new PolicyHost({
       engine: this.engine,
       cluster: this.cluster,
+      control: this.control,
       scenario,
-      tracker: this.faults,
-      jobs: this.jobs,
-      checkpointCosts: this.recovery.checkpointCosts,
+      ...(options.schedulingPolicy ? { schedulingPolicy: options.schedulingPolicy } : {}),
+      ...(options.autoscalePolicy ? { autoscalePolicy: options.autoscalePolicy } : {}),
+      ...(options.dataPolicy ? { dataPolicy: options.dataPolicy } : {}),
     });
+    this.scheduling = this.host.scheduling;
+    this.placement = this.host.placement;
+    this.recovery = this.host.recovery;
+    this.control.checkpointCosts = this.recovery.checkpointCosts;
     this.control.decidedBy = this.scheduling.name;
     const firstSubmitS = this.jobs[0]?.spec.submitS ?? 0;
     this.meter = new UsageMeter(firstSubmitS, () => ({
@@ -99,7 +96,7 @@ export class Simulation {
     }));
     if (this.jobs.length > 0) {
       this.engine.scheduleAt(firstSubmitS, { kind: 'job-arrival', jobIndex: 0 });
-      if (this.scheduling.tickS !== undefined) this.engine.scheduleAt(firstSubmitS + this.scheduling.tickS, { kind: 'policy-tick' });
+      this.host.start(firstSubmitS);
     }
     for (const job of this.jobs) job.checkpointIntervalS = checkpointIntervalS(job, scenario, this.recovery.checkpointCosts?.saveS);
     this.faultHandler = new FaultHandler({
@@ -112,6 +109,11 @@ export class Simulation {
       control: this.control,
     });
     if (this.jobs.length > 0) this.faultHandler.start();
+  }
+
+  /** Decisions the policy host dropped because an earlier kind changed their job in the same instant. */
+  get policyConflicts(): number {
+    return this.host.conflictsDropped;
   }
 
   /** Current simulated time in seconds. */
@@ -177,6 +179,7 @@ export class Simulation {
       case 'job-arrival':
       case 'job-speed-factor':
       case 'policy-tick':
+      case 'sample':
       case 'fault':
       case 'repair':
       case 'job-resubmit':
@@ -199,7 +202,9 @@ export class Simulation {
       case 'job-speed-factor':
         return this.control.setSpeedFactor(this.control.job(event.jobId), event.factor);
       case 'policy-tick':
-        return this.onTick();
+        return this.host.onTick(event.policy);
+      case 'sample':
+        return this.host.onSample();
       case 'fault':
         return this.faultHandler.onFault(event.occurrence, event.replayIndex);
       case 'repair':
@@ -245,42 +250,12 @@ export class Simulation {
     return fits;
   }
 
-  private onTick(): void {
-    this.control.markDirty();
-    if (this.control.jobsRemain()) {
-      this.engine.scheduleAt(this.engine.nowS + this.scheduling.tickS!, { kind: 'policy-tick' });
-    }
-  }
-
   private endOfInstant(): void {
     // Jobs that crashed in this instant recover once each, against the hardware all their faults left.
     this.faultHandler.recoverCrashed();
-    // Running jobs matter too: elastic ones may grow into capacity a finished job freed.
-    const { queued, running } = this.control;
-    if (this.control.dirty && (queued.length > 0 || running.length > 0)) this.schedulePass();
-    // Auxiliary tasks taken back in this instant: their owner hears of it and may place them anew.
-    for (let rounds = 0, evictions = this.control.takeEvictions(); evictions.length > 0; evictions = this.control.takeEvictions()) {
-      if (++rounds > MAX_EVICTION_ROUNDS) throw new InvariantError(`${this.scheduling.name}: auxiliary tasks still given way after ${MAX_EVICTION_ROUNDS} passes in one instant`);
-      this.scheduling.onEvicted?.(evictions);
-      this.schedulePass();
-    }
+    this.host.endOfInstant(this.faultHandler);
     this.control.clearDirty();
     this.checker?.afterInstant({ nowS: this.engine.nowS, queued: this.control.queued, running: this.control.running, endedJobs: this.control.endedJobs });
-  }
-
-  private schedulePass(): void {
-    const nowS = this.engine.nowS;
-    for (const job of this.control.running) job.advanceTo(nowS);
-    const context: SchedulingContext<JobRuntime> = {
-      nowS,
-      cluster: this.cluster,
-      queued: this.control.queued,
-      running: this.control.running,
-      placement: this.placement,
-      scratch: () => new CapacityScratch(this.cluster),
-    };
-    applyDecisions(this.control, this.scheduling.schedule(context), this.scheduling.name);
-    this.faultHandler.growBack();
   }
 }
 

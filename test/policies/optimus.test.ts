@@ -62,6 +62,7 @@ function blindView(job: JobRuntime): JobView {
   const samples = job.lossSamples();
   return {
     request: job.request,
+    shape: job.shape,
     phase: job.phase,
     firstStartS: job.firstStartS,
     progressSteps: job.progressSteps,

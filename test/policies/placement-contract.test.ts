@@ -4,8 +4,9 @@ import { CapacityScratch } from '../../src/model/capacity.js';
 import type { ClusterSpec, NodeSpec } from '../../src/model/cluster-spec.js';
 import { ClusterState } from '../../src/model/cluster-state.js';
 import type { ReplicaDemand, Role } from '../../src/model/job-spec.js';
-import { placementPolicies } from '../../src/policies/registry.js';
+import { policyEntry, policyIds } from '../../src/policies/registry.js';
 import type { PlacementRequest, ReplicaRequest } from '../../src/policies/types.js';
+import { TEST_HANDLE } from '../helpers.js';
 
 const GiB = 1024;
 
@@ -68,8 +69,8 @@ function sameDemand(a: ReplicaDemand, b: ReplicaDemand): boolean {
   return a.gpus === b.gpus && a.gpuMilli === b.gpuMilli && a.cpuMilli === b.cpuMilli && a.memMiB === b.memMiB;
 }
 
-describe.each(Object.keys(placementPolicies))('placement policy %s (contract)', (name) => {
-  const policy = placementPolicies[name]!();
+describe.each(policyIds('placement'))('placement policy %s (contract)', (name) => {
+  const policy = policyEntry('placement', name)!.create(TEST_HANDLE, {});
 
   /** Plans the whole sequence in one scratch over a fresh busy cluster. */
   function planSequence(): { cluster: ClusterState; results: (TaskPlacement[] | null)[] } {

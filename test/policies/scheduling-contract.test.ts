@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { CapacityScratch } from '../../src/model/capacity.js';
 import { ClusterState } from '../../src/model/cluster-state.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
-import { schedulingPolicies } from '../../src/policies/registry.js';
-import type { JobView, OracleJobView, SchedulingContext } from '../../src/policies/types.js';
+import { policyEntry, policyIds } from '../../src/policies/registry.js';
+import type { JobView, OracleJobView, SchedulingContext, SchedulingPolicy } from '../../src/policies/types.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
-import { batchJob, gpuCluster } from '../helpers.js';
+import { batchJob, gpuCluster, TEST_HANDLE } from '../helpers.js';
 
 /** A busy little cluster and a queue of mixed jobs, as every scheduling policy must handle it. */
 function contractCase(wrap: (job: JobRuntime) => OracleJobView = (job) => job): {
@@ -69,8 +69,8 @@ function guarded(truthAllowed: boolean): (job: JobRuntime) => OracleJobView {
     });
 }
 
-describe.each(Object.keys(schedulingPolicies))('scheduling policy %s (contract)', (name) => {
-  const create = schedulingPolicies[name]!;
+describe.each(policyIds('scheduling'))('scheduling policy %s (contract)', (name) => {
+  const create = (): SchedulingPolicy => policyEntry('scheduling', name)!.create(TEST_HANDLE, {});
 
   it('is deterministic', () => {
     const first = create().schedule(contractCase().context);

@@ -8,7 +8,8 @@ import type { AuxTask, Eviction } from '../../src/model/allocation.js';
 import type { ReplicaDemand } from '../../src/model/job-spec.js';
 import type { Decision } from '../../src/policies/decision.js';
 import { createFifo } from '../../src/policies/scheduling/fifo.js';
-import type { SchedulingContext, SchedulingPolicy } from '../../src/policies/types.js';
+import type { DataPolicy } from '../../src/policies/data/types.js';
+import type { ObservingContext, SchedulingContext, SchedulingPolicy } from '../../src/policies/types.js';
 import type { JobRuntime } from '../../src/sim/job-runtime.js';
 import { Simulation } from '../../src/sim/simulation.js';
 import { batchJob, gpuCluster, gpuDemand, psJob, scenarioOf } from '../helpers.js';
@@ -80,25 +81,23 @@ describe('a running PS replaced by one with twice the CPU', () => {
 });
 
 describe('auxiliary tasks', () => {
-  it('a one-GPU job gets three CPU-only tasks on another node; a training task needing that CPU takes two back in the same instant, and the owner is told', () => {
+  it('a one-GPU job gets three CPU-only tasks on another node; a training task needing that CPU takes two back in the same instant, and the data policy is told', () => {
     const evictionsSeen: { atS: number; evictions: readonly Eviction[] }[] = [];
     const attachedAt: number[] = [];
     let sim: Simulation | null = null;
-    const fifo = createFifo();
     let attached = false;
-    const policy: SchedulingPolicy = {
-      name: 'fifo-with-data-workers',
+    const data: DataPolicy = {
+      name: 'three-data-workers',
       tickS: 50,
-      schedule(context: SchedulingContext): Decision[] {
-        const decisions = fifo.schedule(context);
+      data(context: ObservingContext): Decision[] {
         const g = context.running.find((job) => job.request.id === 'g');
-        if (attached || !g) return decisions;
+        if (attached || !g) return [];
         attached = true;
         attachedAt.push(context.nowS);
         // Three data workers of 30 cores and 64 GiB each on node n1, which no training task uses yet.
         const tasks: AuxTask[] = [0, 1, 2].map(() => ({ nodeIndex: 1, cpuMilli: 30_000, memMiB: 65_536 }));
         expect(context.cluster.idleCpuMilli(1)).toBe(96_000);
-        return [...decisions, { kind: 'attach', jobId: 'g', tasks }];
+        return [{ kind: 'attach', jobId: 'g', tasks }];
       },
       onEvicted(evictions) {
         evictionsSeen.push({ atS: sim!.nowS, evictions });
@@ -107,7 +106,7 @@ describe('auxiliary tasks', () => {
     const g = batchJob('g', 0, 1, 1000);
     // Eight GPUs and 64 cores: only n1 has 8 free GPUs (g holds one of n0's).
     const t = { ...batchJob('t', 200, 8, 500), roles: [{ role: 'worker' as const, replicas: 1, demand: gpuDemand(8, 64_000) }] };
-    sim = new Simulation(scenarioOf(gpuCluster(2, 8), [g, t]), { schedulingPolicy: policy, checkInvariants: true });
+    sim = new Simulation(scenarioOf(gpuCluster(2, 8), [g, t]), { dataPolicy: data, checkInvariants: true });
     const result = sim.run();
     expect(attachedAt).toEqual([50]);
     expect(evictionsSeen).toHaveLength(1);
@@ -123,17 +122,23 @@ describe('auxiliary tasks', () => {
   });
 
   it('an attach beyond a node\'s idle capacity is a policy bug', () => {
-    const fifo = createFifo();
-    const policy: SchedulingPolicy = {
+    const data: DataPolicy = {
       name: 'greedy-data',
       tickS: 10,
-      schedule(context) {
-        const decisions = fifo.schedule(context);
-        if (context.running.length === 0) return decisions;
-        return [{ kind: 'attach', jobId: 'g', tasks: [{ nodeIndex: 1, cpuMilli: 97_000, memMiB: 1 }] }];
-      },
+      data: (context) => (context.running.length === 0 ? [] : [{ kind: 'attach', jobId: 'g', tasks: [{ nodeIndex: 1, cpuMilli: 97_000, memMiB: 1 }] }]),
+    };
+    const sim = new Simulation(scenarioOf(gpuCluster(2, 8), [batchJob('g', 0, 1, 1000)]), { dataPolicy: data });
+    expect(() => sim.run()).toThrow(/auxiliary tasks over-allocate n1/);
+  });
+
+  it('only a data policy attaches auxiliary tasks', () => {
+    const fifo = createFifo();
+    const policy: SchedulingPolicy = {
+      name: 'fifo-attaching',
+      tickS: 10,
+      schedule: (context) => (context.running.length === 0 ? fifo.schedule(context) : [{ kind: 'attach', jobId: 'g', tasks: [{ nodeIndex: 1, cpuMilli: 1000, memMiB: 1 }] }]),
     };
     const sim = new Simulation(scenarioOf(gpuCluster(2, 8), [batchJob('g', 0, 1, 1000)]), { schedulingPolicy: policy });
-    expect(() => sim.run()).toThrow(/auxiliary tasks over-allocate n1/);
+    expect(() => sim.run()).toThrow(/fifo-attaching: a scheduling policy cannot attach/);
   });
 });

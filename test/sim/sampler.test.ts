@@ -3,7 +3,8 @@ import type { JobSpec, ReplicaDemand } from '../../src/model/job-spec.js';
 import { SPEED_NOISE } from '../../src/model/observations.js';
 import { stepsPerS } from '../../src/model/speed.js';
 import { trueUsage, type RoleShape } from '../../src/model/usage.js';
-import { CPU_USAGE_NOISE, MEM_USAGE_NOISE, Sampler, SAMPLES_KEPT, type JobTruth, type TruthSource, type UsageSample } from '../../src/sim/sampler.js';
+import type { UsageSample } from '../../src/model/usage.js';
+import { CPU_USAGE_NOISE, MEM_USAGE_NOISE, Sampler, SAMPLES_KEPT, type JobTruth, type TruthSource } from '../../src/sim/sampler.js';
 import { allreduceJob, psJob } from '../helpers.js';
 
 const PS_DEMAND: ReplicaDemand = { gpus: 0, gpuMilli: 1000, cpuMilli: 8000, memMiB: 8192 };

@@ -19,6 +19,7 @@ import {
 } from '../types.js';
 import { allocateByMarginalGain, type AllocationJob, type PsShape, type ResourceVector } from './optimus-allocation.js';
 import { EvenSpreadIndex } from './optimus-placement.js';
+import { DEFAULT_SIM_PARAMS } from '../../model/sim-params.js';
 
 /** Seconds between Optimus's full re-plans (the paper re-allocates every scheduling interval of 10 minutes). */
 export const OPTIMUS_TICK_S = 600;
@@ -36,11 +37,6 @@ export const DEFAULT_PRIOR_TOTAL_STEPS = 50_000;
 export const PRIOR_SPEED: AsyncSpeedParams = { t0: 0.1, t1: 0.02, t2: 0.002, t3: 0.005 };
 /** Weight of the prior in a full speed fit, relative to one sample (see SpeedFitOptions). */
 export const PRIOR_SPEED_WEIGHT = 0.05;
-/**
- * Training pause a resize costs, in seconds: the simulation's default `sim.resizePause` (policies
- * cannot read the scenario's value, so Optimus assumes the default).
- */
-export const ASSUMED_RESIZE_PAUSE_S = 30;
 /** Jobs with fitted speed models needed before their mean shape replaces PRIOR_SPEED as the prior. */
 export const MIN_PRIOR_JOBS = 3;
 /** A job not yet converged is assumed to need at least this share of the steps it has done. */
@@ -68,6 +64,8 @@ export interface SpeedEstimate {
 export interface OptimusOptions {
   /** Seconds between full re-plans (default OPTIMUS_TICK_S). */
   readonly tickS?: number;
+  /** Training pause a resize costs, in seconds: the scenario's `sim.resizePause` (default 30). */
+  readonly resizePauseS?: number;
 }
 
 /** The smallest gang Optimus starts a job with: an elastic PS job's fewest workers (a multiple of its unit) and one PS; any other job's requested gang. */
@@ -176,6 +174,7 @@ export function estimateSpeedModel(job: JobView, prior: SpeedPrior = { shape: PR
  */
 export function createOptimus(options: OptimusOptions = {}): PlainSchedulingPolicy {
   const tickS = options.tickS ?? OPTIMUS_TICK_S;
+  const resizePauseS = options.resizePauseS ?? DEFAULT_SIM_PARAMS.resizePauseS;
   const memory = new Knowledge();
   let lastFullPlanS: number | null = null;
   return {
@@ -185,7 +184,7 @@ export function createOptimus(options: OptimusOptions = {}): PlainSchedulingPoli
     schedule(context: SchedulingContext): SchedulingAction[] {
       const full = lastFullPlanS === null || context.nowS >= lastFullPlanS + tickS - 1e-6;
       if (full) lastFullPlanS = context.nowS;
-      return planRound(context, memory, full, tickS);
+      return planRound(context, memory, full, tickS, resizePauseS);
     },
   };
 }
@@ -271,7 +270,7 @@ interface PlannedJob {
 }
 
 /** One scheduling pass; `full` re-plans running elastic jobs too, otherwise only queued jobs start. */
-function planRound(context: SchedulingContext, memory: Knowledge, full: boolean, tickS: number): SchedulingAction[] {
+function planRound(context: SchedulingContext, memory: Knowledge, full: boolean, tickS: number, resizePauseS: number): SchedulingAction[] {
   const actions: SchedulingAction[] = [];
   const scratch = context.scratch();
 
@@ -299,7 +298,7 @@ function planRound(context: SchedulingContext, memory: Knowledge, full: boolean,
   );
   planned.forEach((job, k) => (job.target = shapes[k]!));
   if (full) {
-    keepWorthlessChanges(planned, budget, tickS);
+    keepWorthlessChanges(planned, budget, tickS, resizePauseS);
     profileNeighbours(planned, budget);
   }
 
@@ -386,7 +385,7 @@ function planJobs(context: SchedulingContext, views: readonly JobView[], memory:
  * their current shape, when the budget the allocation left covers it: changes that only grow are
  * reverted first (they free budget), then the others in job order.
  */
-function keepWorthlessChanges(planned: readonly PlannedJob[], budget: Readonly<ResourceVector>, tickS: number): void {
+function keepWorthlessChanges(planned: readonly PlannedJob[], budget: Readonly<ResourceVector>, tickS: number, resizePauseS: number): void {
   const left: ResourceVector = [budget[0], budget[1], budget[2]];
   for (const job of planned) if (job.target !== null) subtractFrom(left, shapeVector(job.alloc, job.target));
   const candidates = planned.filter((job) => {
@@ -394,7 +393,7 @@ function keepWorthlessChanges(planned: readonly PlannedJob[], budget: Readonly<R
     if (job.target.ps === job.current.ps && job.target.workers === job.current.workers) return false;
     const before = job.alloc.stepsPerS(job.current.ps, job.current.workers);
     const after = job.alloc.stepsPerS(job.target.ps, job.target.workers);
-    return after * (tickS - ASSUMED_RESIZE_PAUSE_S) <= before * tickS;
+    return after * (tickS - resizePauseS) <= before * tickS;
   });
   const growsOnly = (job: PlannedJob): boolean => job.target!.ps >= job.current.ps && job.target!.workers >= job.current.workers;
   for (const job of [...candidates.filter(growsOnly), ...candidates.filter((j) => !growsOnly(j))]) {

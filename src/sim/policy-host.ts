@@ -1,0 +1,241 @@
+import type { Engine } from '../engine/engine.js';
+import { InvariantError } from '../errors.js';
+import { CapacityScratch } from '../model/capacity.js';
+import type { ClusterState } from '../model/cluster-state.js';
+import type { UsageSample } from '../model/usage.js';
+import type { AutoscalePolicy } from '../policies/autoscale/types.js';
+import type { DataPolicy } from '../policies/data/types.js';
+import type { Decision } from '../policies/decision.js';
+import { presetStack } from '../policies/presets.js';
+import type { RecoveryPolicy } from '../policies/recovery/types.js';
+import { policyEntry, type PolicyEntry, type PolicyHandle, type PolicyKind } from '../policies/registry.js';
+import type { ObservingContext, PlacementPolicy, SchedulingContext, SchedulingPolicy } from '../policies/types.js';
+import type { PolicyChoice, Scenario } from '../scenario/scenario.js';
+import { applyDecisions } from './apply-decisions.js';
+import type { SimEvent } from './events.js';
+import type { JobControl } from './job-control.js';
+import type { JobRuntime } from './job-runtime.js';
+import { Sampler } from './sampler.js';
+
+/** Policy kinds consulted at the end of an instant, in the order the host runs them (recovery of crashed jobs comes first, in the fault handler). */
+export type ConsultedKind = 'scheduling' | 'autoscale' | 'data';
+
+/** Decisions each consulted kind may return. */
+const ALLOWED: Readonly<Record<ConsultedKind, ReadonlySet<Decision['kind']>>> = {
+  scheduling: new Set(['start', 'resize', 'preempt', 'reshape-role']),
+  autoscale: new Set(['resize', 'reshape-role']),
+  data: new Set(['attach', 'detach']),
+};
+
+/** Passes in one instant after auxiliary tasks gave way; each pass can only evict for training starting, so more is a policy loop. */
+const MAX_EVICTION_ROUNDS = 100;
+
+/** The policies of a run, one per kind, by the ids and options they were made from. */
+export interface PolicyStackChoice {
+  readonly scheduling: PolicyChoice;
+  readonly placement: PolicyChoice;
+  readonly recovery: PolicyChoice;
+  readonly autoscale: PolicyChoice;
+  readonly data: PolicyChoice;
+}
+
+/** The stack a scenario runs: its preset's policies, each kind replaced where the scenario's `policies:` (or `recovery:`) names another. */
+export function stackOf(scenario: Scenario): PolicyStackChoice {
+  const preset = presetStack(scenario.policy);
+  const chosen = scenario.policies ?? {};
+  const pick = (kind: PolicyKind, presetId: string): PolicyChoice => chosen[kind] ?? { name: presetId, options: {} };
+  return {
+    scheduling: pick('scheduling', preset.scheduling),
+    placement: pick('placement', preset.placement),
+    recovery: chosen.recovery ?? { name: scenario.recovery ?? preset.recovery, options: {} },
+    autoscale: pick('autoscale', preset.autoscale),
+    data: pick('data', preset.data ?? 'none'),
+  };
+}
+
+/** Makes the policy registered for `kind` under the chosen id (an InvariantError for an id the loader should have refused). */
+function make<P>(kind: PolicyKind, choice: PolicyChoice, handle: PolicyHandle): P {
+  const entry = policyEntry(kind, choice.name) as PolicyEntry<P> | undefined;
+  if (!entry) throw new InvariantError(`unknown ${kind} policy ${choice.name}`);
+  return entry.create(handle, choice.options);
+}
+
+/** What the host works with. */
+export interface PolicyHostSetup {
+  readonly engine: Engine<SimEvent>;
+  readonly cluster: ClusterState;
+  readonly control: JobControl;
+  readonly scenario: Scenario;
+  /** Use these policies instead of the stack's (tests and tools). */
+  readonly schedulingPolicy?: SchedulingPolicy;
+  readonly autoscalePolicy?: AutoscalePolicy;
+  readonly dataPolicy?: DataPolicy;
+}
+
+/** The stage of recovery the host runs after scheduling: growing shrunk jobs back. */
+export interface GrowBackStage {
+  growBack(): void;
+}
+
+/**
+ * Builds the policy stack from the registry and consults it. At the end of every instant, after
+ * the fault handler recovered the jobs that crashed in it, the host runs:
+ * 1. scheduling, when something changed while jobs wait or run (or its tick came);
+ * 2. recovery's growth back of the jobs it shrank (right after scheduling, as capacity returns);
+ * 3. auto-scaling, when its tick came (a policy without a tick: when something changed);
+ * 4. data workers, likewise;
+ * 5. when auxiliary tasks gave way in the instant, their data policy is told and consulted again.
+ * Each kind's decisions are validated (which decisions the kind may make, phases, shapes) and
+ * applied before the next kind runs, so every kind sees what the earlier ones did. Conflicts: a
+ * job whose tasks one kind changed in this instant (start, resize, preempt, reshape) is off limits
+ * to the later kinds until the next instant; their decisions on it are dropped (and counted).
+ * Observations: a policy listening to a job gets its usage sampled every `sim.samplePeriod`.
+ */
+export class PolicyHost {
+  readonly scheduling: SchedulingPolicy;
+  readonly placement: PlacementPolicy;
+  readonly recovery: RecoveryPolicy;
+  readonly autoscale: AutoscalePolicy;
+  readonly data: DataPolicy;
+  /** Decisions dropped because an earlier kind changed their job in the same instant. */
+  conflictsDropped = 0;
+  private readonly engine: Engine<SimEvent>;
+  private readonly cluster: ClusterState;
+  private readonly control: JobControl;
+  private readonly sampler: Sampler;
+  private samplePending = false;
+  private readonly due: Record<ConsultedKind, boolean> = { scheduling: false, autoscale: false, data: false };
+  /** Jobs whose tasks a kind changed in this instant. */
+  private readonly changedThisInstant = new Set<string>();
+
+  constructor(setup: PolicyHostSetup) {
+    this.engine = setup.engine;
+    this.cluster = setup.cluster;
+    this.control = setup.control;
+    const { scenario } = setup;
+    const stack = stackOf(scenario);
+    const handle: PolicyHandle = { params: scenario.params, userWeights: scenario.userWeights ?? {}, seed: scenario.seed };
+    this.scheduling = setup.schedulingPolicy ?? make<SchedulingPolicy>('scheduling', stack.scheduling, handle);
+    this.placement = make<PlacementPolicy>('placement', stack.placement, handle);
+    const recoveryEntry = policyEntry('recovery', stack.recovery.name);
+    if (!recoveryEntry) throw new InvariantError(`unknown recovery policy ${stack.recovery.name}`);
+    this.recovery = recoveryEntry.create(scenario.recoveryTimesS ?? {});
+    this.autoscale = setup.autoscalePolicy ?? make<AutoscalePolicy>('autoscale', stack.autoscale, handle);
+    this.data = setup.dataPolicy ?? make<DataPolicy>('data', stack.data, handle);
+    this.sampler = new Sampler({ periodS: scenario.params.samplePeriodS, seed: scenario.seed }, {
+      truthOf: (jobId) => {
+        const job = this.control.job(jobId);
+        return { jobId, spec: job.spec, shape: job.shape, stepsPerS: job.rateStepsPerS };
+      },
+    });
+  }
+
+  /** Schedules the first tick of each kind that has one, from `firstS`. */
+  start(firstS: number): void {
+    for (const kind of ['scheduling', 'autoscale', 'data'] as const) {
+      const tickS = this.policyOf(kind).tickS;
+      if (tickS !== undefined) this.engine.scheduleAt(firstS + tickS, { kind: 'policy-tick', policy: kind });
+    }
+  }
+
+  /** A kind's tick came: it is consulted at the end of the instant, and ticks again while jobs remain. */
+  onTick(kind: ConsultedKind): void {
+    this.due[kind] = true;
+    if (kind === 'scheduling') this.control.markDirty();
+    if (this.control.jobsRemain()) this.engine.scheduleAt(this.engine.nowS + this.policyOf(kind).tickS!, { kind: 'policy-tick', policy: kind });
+  }
+
+  /** A sample is due: the listened jobs still running are sampled, the others no longer listened. */
+  onSample(): void {
+    this.samplePending = false;
+    for (const jobId of this.sampler.listening()) {
+      if (this.control.job(jobId).phase !== 'running') this.sampler.unlisten(jobId);
+    }
+    this.sampler.sampleAt(this.engine.nowS);
+    this.scheduleSample();
+  }
+
+  /** Runs the consulted kinds in their order (see the class comment); `recovery` grows shrunk jobs back after scheduling. */
+  endOfInstant(recovery: GrowBackStage): void {
+    const { queued, running } = this.control;
+    if (this.control.dirty && (queued.length > 0 || running.length > 0)) {
+      this.schedulePass();
+      recovery.growBack();
+    }
+    if (this.isDue('autoscale') && this.control.running.length > 0) this.consult('autoscale', this.autoscale.autoscale(this.observingContext()));
+    if (this.isDue('data') && this.control.running.length > 0) this.consult('data', this.data.data(this.observingContext()));
+    for (let rounds = 0, evictions = this.control.takeEvictions(); evictions.length > 0; evictions = this.control.takeEvictions()) {
+      if (++rounds > MAX_EVICTION_ROUNDS) throw new InvariantError(`${this.data.name}: auxiliary tasks still given way after ${MAX_EVICTION_ROUNDS} passes in one instant`);
+      this.data.onEvicted?.(evictions);
+      if (this.control.running.length > 0) this.consult('data', this.data.data(this.observingContext()));
+    }
+    this.due.scheduling = this.due.autoscale = this.due.data = false;
+    this.changedThisInstant.clear();
+  }
+
+  private schedulePass(): void {
+    const nowS = this.engine.nowS;
+    for (const job of this.control.running) job.advanceTo(nowS);
+    const context: SchedulingContext<JobRuntime> = {
+      nowS,
+      cluster: this.cluster,
+      queued: this.control.queued,
+      running: this.control.running,
+      placement: this.placement,
+      scratch: () => new CapacityScratch(this.cluster),
+    };
+    this.consult('scheduling', this.scheduling.schedule(context));
+  }
+
+  /** True when the kind is consulted now: its tick came, or it has none and something changed. */
+  private isDue(kind: ConsultedKind): boolean {
+    return this.due[kind] || (this.policyOf(kind).tickS === undefined && this.control.dirty);
+  }
+
+  /** Validates and applies one kind's decisions, dropping those on jobs an earlier kind changed in this instant. */
+  private consult(kind: ConsultedKind, decisions: readonly Decision[]): void {
+    if (decisions.length === 0) return;
+    const name = this.policyOf(kind).name;
+    const allowed: Decision[] = [];
+    for (const decision of decisions) {
+      const auxiliary = decision.kind === 'attach' || decision.kind === 'detach';
+      if (!ALLOWED[kind].has(decision.kind)) throw new InvariantError(`${name}: a ${kind} policy cannot ${decision.kind}`);
+      if (!auxiliary && this.changedThisInstant.has(decision.jobId)) {
+        this.conflictsDropped++;
+        continue;
+      }
+      allowed.push(decision);
+    }
+    applyDecisions(this.control, allowed, name);
+    for (const decision of allowed) if (decision.kind !== 'attach' && decision.kind !== 'detach') this.changedThisInstant.add(decision.jobId);
+  }
+
+  private policyOf(kind: ConsultedKind): { readonly name: string; readonly tickS?: number } {
+    return kind === 'scheduling' ? this.scheduling : kind === 'autoscale' ? this.autoscale : this.data;
+  }
+
+  /** What auto-scaling and data policies see; their samples cost only the jobs they listen to. */
+  private observingContext(): ObservingContext {
+    return {
+      nowS: this.engine.nowS,
+      cluster: this.cluster,
+      running: this.control.running,
+      placement: this.placement,
+      scratch: () => new CapacityScratch(this.cluster),
+      samples: (jobId: string): readonly UsageSample[] => this.sampler.samplesOf(jobId),
+      listen: (jobId: string) => {
+        this.control.job(jobId);
+        this.sampler.listen(jobId);
+        this.scheduleSample();
+      },
+      unlisten: (jobId: string) => this.sampler.unlisten(jobId),
+    };
+  }
+
+  /** Schedules the next sample one period on, while some job is listened. */
+  private scheduleSample(): void {
+    if (this.samplePending || this.sampler.listening().length === 0) return;
+    this.samplePending = true;
+    this.engine.scheduleAt(this.engine.nowS + this.sampler.periodS, { kind: 'sample' });
+  }
+}
