@@ -131,3 +131,6 @@ export function faultType(name: string, effect: FaultEffect): FaultType {
 
 /** What a policy factory reads of a run, for tests: default simulation parameters, no user weights, seed 1. */
 export const TEST_HANDLE: PolicyHandle = { params: DEFAULT_SIM_PARAMS, userWeights: {}, seed: 1 };
+
+/** A scheduling context's `changes` when a test does not track them. */
+export const NO_CHANGES = { queued: [], started: [], stopped: [] } as const;

@@ -78,6 +78,19 @@ export interface SchedulingContext<V extends JobView = JobView> {
   readonly placement: PlacementPolicy;
   /** A fresh scratch copy of the current free capacity to plan in. */
   scratch(): CapacityScratch;
+  /**
+   * What changed since the policy was last consulted, in the order it happened: jobs that joined the
+   * queue (submitted, preempted, resubmitted, requeued after a crash), that started, and that stopped
+   * running. A policy may keep its own ordered index from these instead of reading the whole queue.
+   */
+  readonly changes: QueueChanges<V>;
+}
+
+/** Changes of the queue and the running list between two consultations of a scheduling policy. */
+export interface QueueChanges<V extends JobView = JobView> {
+  readonly queued: readonly V[];
+  readonly started: readonly V[];
+  readonly stopped: readonly V[];
 }
 
 /** One action a scheduling policy asks for (see Decision). */

@@ -47,6 +47,8 @@ export class JobControl {
   private changed = false;
   /** Auxiliary tasks taken back since the owners were last told (see takeEvictions). */
   private evictions: Eviction[] = [];
+  /** Jobs that joined the queue, started, and stopped running since the scheduler last looked (see takeChanges). */
+  private changes: { queued: JobRuntime[]; started: JobRuntime[]; stopped: JobRuntime[] } = { queued: [], started: [], stopped: [] };
   /** GPUs of running jobs weighted by their speed (the utilisation numerator). */
   busyGpus = 0;
   /** Names the policy whose decision a shape breach comes from, in its error. */
@@ -121,7 +123,19 @@ export class JobControl {
     job.lastUpdateS = this.engine.nowS;
     job.phase = 'queued';
     this.queue.push(job);
+    this.changes.queued.push(job);
     this.changed = true;
+  }
+
+  /**
+   * What changed in the queue and the running list since the last call, in the order it happened:
+   * jobs that joined the queue (submitted, preempted, resubmitted or requeued after a crash), that
+   * started, and that stopped running (ended, preempted, crashed). Costs what changed.
+   */
+  takeChanges(): { readonly queued: readonly JobRuntime[]; readonly started: readonly JobRuntime[]; readonly stopped: readonly JobRuntime[] } {
+    const taken = this.changes;
+    this.changes = { queued: [], started: [], stopped: [] };
+    return taken;
   }
 
   /** A submitted job can never fit the installed cluster: it fails at once. */
@@ -144,6 +158,7 @@ export class JobControl {
     job.paused = false;
     job.firstStartS ??= nowS;
     this.runningList.push(job);
+    this.changes.started.push(job);
     this.startOrders.set(job, this.starts++);
     this.takeShape(job);
     if (restarting) {
@@ -306,6 +321,7 @@ export class JobControl {
     job.phase = 'queued';
     job.restartPause = restartPause;
     this.queue.push(job);
+    this.changes.queued.push(job);
     this.changed = true;
   }
 
@@ -500,6 +516,7 @@ export class JobControl {
     const index = this.runningList.indexOf(job);
     if (index < 0) throw new InvariantError(`job ${job.spec.id} is not running`);
     this.runningList.splice(index, 1);
+    this.changes.stopped.push(job);
   }
 
   /** Puts a job back in the queue in submission order. */
@@ -508,6 +525,7 @@ export class JobControl {
     let at = this.queue.length;
     while (at > 0 && this.arrivalIndex.get(this.queue[at - 1]!)! > index) at--;
     this.queue.splice(at, 0, job);
+    this.changes.queued.push(job);
   }
 
   /** Throws an InvariantError naming the deciding policy unless the job is in `phase`. */

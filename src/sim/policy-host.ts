@@ -171,6 +171,8 @@ export class PolicyHost {
     }
     this.due.scheduling = this.due.autoscale = this.due.data = false;
     this.changedThisInstant.clear();
+    // With nothing queued or running no scheduling pass reads the changes: they are dropped, not kept.
+    if (this.control.queued.length === 0 && this.control.running.length === 0) this.control.takeChanges();
   }
 
   private schedulePass(): void {
@@ -183,6 +185,7 @@ export class PolicyHost {
       running: this.control.running,
       placement: this.placement,
       scratch: () => new CapacityScratch(this.cluster),
+      changes: this.control.takeChanges(),
     };
     this.consult('scheduling', this.scheduling.schedule(context));
   }

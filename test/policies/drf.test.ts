@@ -15,7 +15,7 @@ import type { SchedulingAction, SchedulingContext } from '../../src/policies/typ
 import { loadScenario } from '../../src/scenario/load.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
+import { batchJob, gpuCluster, scenarioOf, NO_CHANGES } from '../helpers.js';
 
 /** One CPU-only node of `cores` cores and `memGiB` GiB. */
 function cpuNode(cores: number, memGiB: number): ClusterSpec {
@@ -79,7 +79,7 @@ function contextOf(
     job.phase = 'queued';
     return job;
   });
-  return { nowS: 0, cluster, queued, running, placement: packPlacement, scratch: () => new CapacityScratch(cluster) };
+  return { nowS: 0, cluster, queued, running, placement: packPlacement, scratch: () => new CapacityScratch(cluster), changes: NO_CHANGES };
 }
 
 /** Tasks per job and role that a decision gives, e.g. {A: {worker: 3}}. */

@@ -16,7 +16,7 @@ import {
 import { placementRequestOf, type SchedulingAction, type SchedulingContext } from '../../src/policies/types.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { allreduceJob, batchJob, gpuCluster, gpuDemand, scenarioOf } from '../helpers.js';
+import { allreduceJob, batchJob, gpuCluster, gpuDemand, scenarioOf, NO_CHANGES } from '../helpers.js';
 
 /** An elastic all-reduce job with 1-GPU trainers (unless told), requesting `workers`. */
 function elasticJob(id: string, submitS: number, workers: number, min: number, max: number, totalSteps = 1000, gpus = 1): JobSpec {
@@ -62,6 +62,7 @@ class Moment {
       running: [...this.running],
       placement: packPlacement,
       scratch: () => new CapacityScratch(cluster),
+      changes: NO_CHANGES,
     };
   }
 

@@ -22,7 +22,7 @@ import {
 import type { JobView, SchedulingContext } from '../../src/policies/types.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { Simulation } from '../../src/sim/simulation.js';
-import { batchJob, gpuCluster, gpuDemand, scenarioOf } from '../helpers.js';
+import { batchJob, gpuCluster, gpuDemand, scenarioOf, NO_CHANGES } from '../helpers.js';
 
 const WORKER: ReplicaDemand = gpuDemand(1, 4000, 16_384);
 const PS: ReplicaDemand = { gpus: 0, gpuMilli: 1000, cpuMilli: 4000, memMiB: 16_384 };
@@ -247,6 +247,7 @@ describe('optimus learns and never peeks', () => {
       running: [],
       placement: packPlacement,
       scratch: () => new CapacityScratch(cluster),
+      changes: NO_CHANGES,
     };
     const actions = createOptimus().schedule(context);
     expect(actions.map((a) => [a.kind, a.jobId])).toEqual([['start', 'q']]);

@@ -5,7 +5,7 @@ import { packPlacement } from '../../src/policies/placement/pack.js';
 import { policyEntry, policyIds } from '../../src/policies/registry.js';
 import type { JobView, OracleJobView, SchedulingContext, SchedulingPolicy } from '../../src/policies/types.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
-import { batchJob, gpuCluster, TEST_HANDLE } from '../helpers.js';
+import { batchJob, gpuCluster, TEST_HANDLE, NO_CHANGES } from '../helpers.js';
 
 /** A busy little cluster and a queue of mixed jobs, as every scheduling policy must handle it. */
 function contractCase(wrap: (job: JobRuntime) => OracleJobView = (job) => job): {
@@ -42,6 +42,7 @@ function contractCase(wrap: (job: JobRuntime) => OracleJobView = (job) => job): 
     running,
     placement: packPlacement,
     scratch: () => new CapacityScratch(cluster),
+    changes: NO_CHANGES,
   };
   return { cluster, queued, running, context };
 }

@@ -7,7 +7,7 @@ import { createSjf, oracleRemainingS } from '../../src/policies/scheduling/sjf.j
 import type { OracleJobView, SchedulingContext } from '../../src/policies/types.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { simulate } from '../../src/sim/simulation.js';
-import { allreduceJob, batchJob, gpuCluster, scenarioOf } from '../helpers.js';
+import { allreduceJob, batchJob, gpuCluster, scenarioOf, NO_CHANGES } from '../helpers.js';
 
 function startTimes(result: ReturnType<typeof simulate>): Record<string, number | null> {
   return Object.fromEntries(result.jobs.map((j) => [j.spec.id, j.firstStartS]));
@@ -60,6 +60,7 @@ describe('sjf scheduling', () => {
       running: [],
       placement: packPlacement,
       scratch: () => new CapacityScratch(cluster),
+      changes: NO_CHANGES,
     };
     const actions = createSjf().schedule(context);
     expect(actions.map((a) => a.jobId)).toEqual(['steps']);

@@ -8,7 +8,7 @@ import { spreadPlacement } from '../../src/policies/placement/spread.js';
 import { alignment, createTetris } from '../../src/policies/scheduling/tetris.js';
 import type { OracleJobView, PlacementPolicy, SchedulingAction, SchedulingContext } from '../../src/policies/types.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
-import { batchJob, gpuCluster, gpuDemand } from '../helpers.js';
+import { batchJob, gpuCluster, gpuDemand, NO_CHANGES } from '../helpers.js';
 
 /** A batch job with one replica of `demand` running `durationS`. */
 function jobOf(id: string, demand: ReplicaDemand, durationS: number, replicas = 1): JobSpec {
@@ -21,7 +21,7 @@ function contextOf(cluster: ClusterState, specs: JobSpec[], placement: Placement
     job.phase = 'queued';
     return job;
   });
-  return { nowS: 0, cluster, queued, running: [], placement, scratch: () => new CapacityScratch(cluster) };
+  return { nowS: 0, cluster, queued, running: [], placement, scratch: () => new CapacityScratch(cluster), changes: NO_CHANGES };
 }
 
 /** Node of each started job's tasks, e.g. {C: [1]}. */

@@ -19,7 +19,7 @@ import type { SchedulingPolicy } from '../../src/policies/types.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { Simulation } from '../../src/sim/simulation.js';
 import { rejection } from '../cli-run.js';
-import { gpuCluster, psJob, scenarioOf } from '../helpers.js';
+import { batchJob, gpuCluster, psJob, scenarioOf } from '../helpers.js';
 
 /** What the test policies saw, for the assertions. */
 const seen = { samplesAtGrowth: [] as number[], attached: [] as string[] };
@@ -174,6 +174,23 @@ describe('the policy host', () => {
     expect(sim.policyConflicts).toBe(1);
     expect(result.jobs[0]!.resizes).toBe(1);
     expect(result.jobs[0]!.reshapes).toBe(0);
+  });
+
+  it('tells the scheduling policy what changed since it last looked, and only that', () => {
+    const fifo = createFifo();
+    const passes: string[] = [];
+    const scheduling: SchedulingPolicy = {
+      name: 'fifo-watching-changes',
+      schedule(context) {
+        const ids = (jobs: readonly { request: { id: string } }[]): string => jobs.map((j) => j.request.id).join(',');
+        passes.push(`${context.nowS}: +${ids(context.changes.queued)} >${ids(context.changes.started)} -${ids(context.changes.stopped)}`);
+        return fifo.schedule(context);
+      },
+    };
+    // a fills the node until 1000 s; b waits behind it; c arrives at 500 s.
+    const jobs = [batchJob('a', 0, 8, 1000), batchJob('b', 100, 8, 100), batchJob('c', 500, 8, 100)];
+    new Simulation(scenarioOf(gpuCluster(1, 8), jobs), { schedulingPolicy: scheduling, checkInvariants: true }).run();
+    expect(passes).toEqual(['0: +a > -', '100: +b >a -', '500: +c > -', '1000: + > -a', '1100: + >b -b']);
   });
 
   it('an autoscale policy may not start jobs', () => {
