@@ -121,7 +121,11 @@ export interface JobSpec {
  * truth of how it trains (speed model, loss curve, true step count).
  */
 export interface JobRequest extends Omit<JobSpec, 'speed' | 'loss' | 'totalSteps'> {
-  /** Steps the submitter asked for: the job's step count when it has no loss curve; null when it ends on convergence. */
+  /**
+   * Steps the submitter asked for: a training job's step count when it has no loss curve; null when
+   * it ends on convergence, and for a replayed trace job (its run time is the trace's record, not
+   * something its submitter declared).
+   */
   readonly declaredSteps: number | null;
   /** Loss the submitter declared as convergence (its loss curve's target); null without a loss curve. */
   readonly targetLoss: number | null;
@@ -137,8 +141,8 @@ export interface JobTruth {
 
 /** The request of a job: its spec without speed, loss and totalSteps, plus what the submitter declared. */
 export function requestOf(spec: JobSpec): JobRequest {
-  const { speed: _speed, loss, totalSteps, ...declared } = spec;
-  return { ...declared, declaredSteps: loss ? null : totalSteps, targetLoss: loss ? loss.targetLoss : null };
+  const { speed, loss, totalSteps, ...declared } = spec;
+  return { ...declared, declaredSteps: loss || speed.kind === 'fixed' ? null : totalSteps, targetLoss: loss ? loss.targetLoss : null };
 }
 
 /** The ground truth of a job. */

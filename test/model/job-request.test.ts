@@ -18,9 +18,12 @@ describe('job request and truth', () => {
     }
   });
 
-  it('declares the step count of a job without a loss curve, and the target loss of one with it', () => {
+  it('declares the step count of a training job without a loss curve, the target loss of one with it, and nothing of a replayed trace job\'s run time', () => {
+    const stepped = requestOf(allreduceJob('s', { workers: 2, totalSteps: 700 }));
+    expect(stepped.declaredSteps).toBe(700);
+    expect(stepped.targetLoss).toBeNull();
     const fixed = requestOf(batchJob('b', 0, 1, 300));
-    expect(fixed.declaredSteps).toBe(300);
+    expect(fixed.declaredSteps).toBeNull();
     expect(fixed.targetLoss).toBeNull();
     const converging = { ...allreduceJob('a', { workers: 1, totalSteps: 4321 }), loss: CURVE };
     const request = requestOf(converging);
