@@ -99,7 +99,7 @@ export class InvariantChecker implements JobWatcher {
 }
 
 /**
- * Checks one job at `nowS`: its phase agrees with what it holds and its times; its progress is
+ * Checks one job at `nowS`: its phase agrees with what it holds (auxiliary tasks only while it runs) and its times; its progress is
  * within its steps; 0 ≤ effective training time ≤ time its processes ran ≤ wall time since its
  * first start (so 0 ≤ its ETTR ≤ its runtime ratio ≤ 1).
  */
@@ -108,6 +108,7 @@ export function checkJob(job: JobRuntime, cluster: ClusterState, nowS: number): 
   const holds = cluster.tasksOf(job.spec.id) !== undefined;
   const ended = job.phase === 'completed' || job.phase === 'failed';
   if (holds !== (job.phase === 'running')) throw new InvariantError(`${where} ${holds ? 'holds' : 'holds no'} resources`);
+  if (job.phase !== 'running' && cluster.auxOf(job.spec.id).length > 0) throw new InvariantError(`${where} holds auxiliary tasks but is not running`);
   if (ended !== (job.endS !== null)) throw new InvariantError(`${where} has end time ${job.endS}`);
   if ((job.phase === 'failed') !== (job.failureReason !== null)) throw new InvariantError(`${where} has failure reason ${job.failureReason}`);
   if (job.phase === 'running' && job.firstStartS === null) throw new InvariantError(`${where} never started`);

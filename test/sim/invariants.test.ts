@@ -5,8 +5,8 @@ import { ClusterState } from '../../src/model/cluster-state.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { createFifo } from '../../src/policies/scheduling/fifo.js';
 import { placementRequestOf, type SchedulingContext, type SchedulingPolicy } from '../../src/policies/types.js';
-import { checkSummary, InvariantChecker, invariantChecksByDefault } from '../../src/sim/invariants.js';
-import type { JobRuntime } from '../../src/sim/job-runtime.js';
+import { checkJob, checkSummary, InvariantChecker, invariantChecksByDefault } from '../../src/sim/invariants.js';
+import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { Simulation, simulate } from '../../src/sim/simulation.js';
 import { allreduceJob, batchJob, gpuCluster, scenarioOf } from '../helpers.js';
 
@@ -125,5 +125,16 @@ describe('effective training time', () => {
     expect(e.runningS).toBeCloseTo(500, 6);
     expect(e.effectiveS()).toBeLessThanOrEqual(e.runningS);
     expect(result.summary.ettr).toBeLessThanOrEqual(result.summary.runtimeRatio);
+  });
+});
+
+describe('auxiliary tasks are owned', () => {
+  it('a job that is not running may not hold auxiliary tasks', () => {
+    const cluster = new ClusterState(gpuCluster(2, 8));
+    const job = new JobRuntime(batchJob('g', 0, 1, 100), 1);
+    job.phase = 'queued';
+    expect(() => checkJob(job, cluster, 0)).not.toThrow();
+    cluster.attachAux('g', [{ nodeIndex: 1, cpuMilli: 1000, memMiB: 1024 }]);
+    expect(() => checkJob(job, cluster, 0)).toThrow(/job g \(queued\) holds auxiliary tasks but is not running/);
   });
 });
