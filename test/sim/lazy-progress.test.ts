@@ -1,8 +1,106 @@
 import { describe, expect, it } from 'vitest';
 import { RandomStream } from '../../src/engine/random.js';
 import type { LossCurveSpec } from '../../src/model/job-spec.js';
-import { JobRuntime } from '../../src/sim/job-runtime.js';
-import { allreduceJob } from '../helpers.js';
+import { createFifo } from '../../src/policies/scheduling/fifo.js';
+import type { SchedulingContext, SchedulingPolicy } from '../../src/policies/types.js';
+import { JobRuntime, type JobWatcher } from '../../src/sim/job-runtime.js';
+import { Simulation } from '../../src/sim/simulation.js';
+import { allreduceJob, batchJob, gpuCluster, scenarioOf } from '../helpers.js';
+
+/** Jobs running through the whole test: 1-GPU batch jobs of 1 step per second. */
+const RUNNING_JOBS = 1000;
+const LONG_S = 10_000;
+
+/** What a FIFO wrapper saw at each of its calls: the time, the watcher's touch count, and the running jobs' views. */
+interface Call {
+  readonly nowS: number;
+  readonly touchesBefore: number;
+  readonly progress: readonly number[];
+  readonly attainedGpuS: readonly number[];
+  readonly lastUpdateS: readonly number[];
+}
+
+/**
+ * FIFO that wraps the watcher of every job it sees queued with one counting `touched` (the
+ * invariant checker still hears of everything), and records what it reads at each call.
+ */
+function countingFifo(calls: Call[]): { policy: SchedulingPolicy; touches: () => number } {
+  const fifo = createFifo();
+  let touches = 0;
+  const wrapped = new WeakSet<JobRuntime>();
+  const wrap = (job: JobRuntime): void => {
+    if (wrapped.has(job)) return;
+    wrapped.add(job);
+    const inner = job.watcher;
+    const counting: JobWatcher = {
+      touched: (j) => {
+        touches++;
+        inner?.touched(j);
+      },
+      phaseChanged: (j, from) => inner?.phaseChanged(j, from),
+    };
+    job.watcher = counting;
+  };
+  const policy: SchedulingPolicy = {
+    name: 'counting-fifo',
+    schedule: (context: SchedulingContext) => {
+      const running = context.running as readonly JobRuntime[];
+      for (const job of context.queued as readonly JobRuntime[]) wrap(job);
+      calls.push({
+        nowS: context.nowS,
+        touchesBefore: touches,
+        progress: running.map((j) => j.progressSteps),
+        attainedGpuS: running.map((j) => j.attainedGpuS),
+        lastUpdateS: running.map((j) => j.lastUpdateS),
+      });
+      return fifo.schedule(context);
+    },
+  };
+  return { policy, touches: () => touches };
+}
+
+/** 1,000 one-GPU jobs start at 0 s; one job arrives at 100 s and another at 200 s. */
+function runBusyCluster(): Call[] {
+  const jobs = Array.from({ length: RUNNING_JOBS }, (_, i) => batchJob(`r${i}`, 0, 1, LONG_S));
+  jobs.push(batchJob('x', 100, 1, LONG_S), batchJob('y', 200, 1, LONG_S));
+  const calls: Call[] = [];
+  const { policy } = countingFifo(calls);
+  // 126 nodes of 8 GPUs: room for all of them at once.
+  new Simulation(scenarioOf(gpuCluster(126, 8), jobs), { schedulingPolicy: policy }).run();
+  return calls;
+}
+
+describe('job progress read when a policy reads it', () => {
+  const calls = runBusyCluster();
+  const at = (nowS: number): Call => {
+    const call = calls.find((c) => c.nowS === nowS);
+    if (!call) throw new Error(`no scheduling pass at ${nowS}s`);
+    return call;
+  };
+
+  it('brings up to date only the jobs a pass changes, not every running job', () => {
+    // From the pass at 100 s (x arrives) to the pass at 200 s (y arrives): x starts, and nothing
+    // else happens to the 1,000 jobs running all along.
+    const touched = at(200).touchesBefore - at(100).touchesBefore;
+    expect(at(100).progress.length).toBe(RUNNING_JOBS);
+    expect(at(200).progress.length).toBe(RUNNING_JOBS + 1);
+    expect(touched).toBeGreaterThanOrEqual(1);
+    expect(touched).toBeLessThanOrEqual(2);
+    // Their accounting was stored when they started and not since.
+    expect(new Set(at(200).lastUpdateS.slice(0, RUNNING_JOBS))).toEqual(new Set([0]));
+  });
+
+  it('shows a policy every running job as of the pass, though the job was last updated when it started', () => {
+    const call = at(200);
+    const longRunning = call.progress.slice(0, RUNNING_JOBS);
+    // 1 step per second on 1 GPU since 0 s.
+    expect(new Set(longRunning)).toEqual(new Set([200]));
+    expect(new Set(call.attainedGpuS.slice(0, RUNNING_JOBS))).toEqual(new Set([200]));
+    // x started at 100 s: 100 steps and 100 GPU-seconds by 200 s.
+    expect(call.progress[RUNNING_JOBS]).toBe(100);
+    expect(call.attainedGpuS[RUNNING_JOBS]).toBe(100);
+  });
+});
 
 /** A running all-reduce job of 2 workers (2 steps per second at its requested shape) on a clock the test moves. */
 function runningJob(loss?: LossCurveSpec): { job: JobRuntime; clock: { nowS: number } } {
