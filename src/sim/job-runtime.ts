@@ -62,7 +62,7 @@ export interface SimClock {
 
 /** Told of every change of a job's phase and every update of its accounting (the invariant checker). */
 export interface JobWatcher {
-  /** The job's accounting is about to be brought up to date, or its phase changed. */
+  /** The job's stored accounting is about to be brought up to date or set, or its phase changed. */
   touched(job: JobRuntime): void;
   /** The job left phase `from` for its current phase. */
   phaseChanged(job: JobRuntime, from: JobPhase): void;
@@ -257,7 +257,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
     return this.gpuSAtUpdate;
   }
 
-  /** GPUs held times seconds, as of the clock's current time (what policies and the run summary read). */
+  /** GPUs held times seconds, as of the clock's current time (what policies read; at the end of a run, the stored value). */
   get attainedGpuS(): number {
     const dtS = this.clock.nowS - this.lastUpdateS;
     return this.phase === 'running' && dtS > 0 ? this.gpuSAfter(dtS) : this.gpuSAtUpdate;
