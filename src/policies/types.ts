@@ -17,7 +17,7 @@ export interface JobView {
   readonly phase: JobPhase;
   /** First time the job started running, or null. */
   readonly firstStartS: number | null;
-  /** Steps done so far (brought up to date before every policy call). */
+  /** Steps done so far, as of the current simulated time when read. */
   readonly progressSteps: number;
   /** Worker replicas it currently runs with (0 when not running). */
   readonly workers: number;
@@ -27,7 +27,7 @@ export interface JobView {
   readonly shape: RuntimeShape;
   /** GPUs it holds now (shared GPUs fractionally). */
   readonly gpus: number;
-  /** Service received so far: GPUs held times seconds (Tiresias's attained service). */
+  /** Service received so far, as of the current simulated time when read: GPUs held times seconds (Tiresias's attained service). */
   readonly attainedGpuS: number;
   /** True while a resize or restart pauses its training. */
   readonly paused: boolean;

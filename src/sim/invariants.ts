@@ -118,10 +118,11 @@ export function checkJob(job: JobRuntime, cluster: ClusterState, nowS: number): 
     throw new InvariantError(`${where} ended at ${job.endS}s, outside its life`);
   }
   const total = job.spec.totalSteps;
-  if (!(job.progressSteps >= 0 && job.progressSteps <= total * (1 + TIME_SLACK))) {
-    throw new InvariantError(`${where} has done ${job.progressSteps} of its ${total} steps`);
+  const doneSteps = job.storedProgressSteps;
+  if (!(doneSteps >= 0 && doneSteps <= total * (1 + TIME_SLACK))) {
+    throw new InvariantError(`${where} has done ${doneSteps} of its ${total} steps`);
   }
-  if (job.phase === 'completed' && job.progressSteps !== total) throw new InvariantError(`${where} completed after ${job.progressSteps} of ${total} steps`);
+  if (job.phase === 'completed' && doneSteps !== total) throw new InvariantError(`${where} completed after ${doneSteps} of ${total} steps`);
   const wallS = job.wallSinceStartS(job.endS ?? job.lastUpdateS);
   const runtimeS = job.processRuntimeS();
   const effectiveS = job.effectiveS();

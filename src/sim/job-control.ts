@@ -228,7 +228,7 @@ export class JobControl {
     if (pause === 'checkpoint-restore' && job.spec.checkpoint) {
       // The reshape's save is a checkpoint like any other: a later crash rolls back to it.
       job.previousCheckpointedSteps = job.checkpointedSteps;
-      job.checkpointedSteps = job.progressSteps;
+      job.checkpointedSteps = job.storedProgressSteps;
       job.trainedSinceCheckpointS = 0;
     }
     this.takeShape(job);
@@ -299,8 +299,8 @@ export class JobControl {
   /** Ends a running job for good after a fault: even its checkpointed work is lost. */
   failAfterFault(job: JobRuntime): void {
     this.stopRunning(job);
-    job.lostSteps += job.progressSteps;
-    if (job.baseRateStepsPerS > 0) job.lostGpuS += (job.progressSteps / job.baseRateStepsPerS) * job.gpusWhenRunning;
+    job.lostSteps += job.storedProgressSteps;
+    if (job.baseRateStepsPerS > 0) job.lostGpuS += (job.storedProgressSteps / job.baseRateStepsPerS) * job.gpusWhenRunning;
     job.progressSteps = 0;
     job.phase = 'failed';
     job.failureReason = 'fault';
@@ -451,7 +451,7 @@ export class JobControl {
     job.advanceTo(this.engine.nowS);
     const checkpoint = job.spec.checkpoint!;
     job.saving = true;
-    job.savingSteps = job.progressSteps;
+    job.savingSteps = job.storedProgressSteps;
     job.savingUntilS = this.engine.nowS + (checkpoint.flash ? FLASH_SAVE_BLOCK_S : (this.checkpointCosts?.saveS ?? checkpoint.saveS));
     this.refreshRate(job);
   }

@@ -54,9 +54,15 @@ export function hardwareSpeedFactor(kind: JobKind, tasks: readonly TaskSpeed[]):
   return (workers > 0 ? workerSum / workers : 1) * slowestPs;
 }
 
+/** What a job reads the current simulated time from (the simulation's engine). */
+export interface SimClock {
+  /** Current simulated time in seconds. */
+  readonly nowS: number;
+}
+
 /** Told of every change of a job's phase and every update of its accounting (the invariant checker). */
 export interface JobWatcher {
-  /** The job's accounting is about to be brought up to date, or its phase changed. */
+  /** The job's stored accounting is about to be brought up to date or set, or its phase changed. */
   touched(job: JobRuntime): void;
   /** The job left phase `from` for its current phase. */
   phaseChanged(job: JobRuntime, from: JobPhase): void;
@@ -67,7 +73,9 @@ export type FailureReason = 'unschedulable' | 'fault';
 
 /**
  * A job's runtime state. Progress is fluid: between changes the job advances at a constant
- * rate, and `advanceTo` brings it up to date before anything about the job changes.
+ * rate, and `advanceTo` brings its accounting up to date before anything about the job changes.
+ * What policies read of it (`progressSteps`, `attainedGpuS`) is computed as of the clock's
+ * current time when read, the way `advanceTo` would store it; everything else is as of `lastUpdateS`.
  */
 export class JobRuntime implements OracleJobView, JobRecord {
   private currentPhase: JobPhase = 'waiting';
@@ -76,8 +84,8 @@ export class JobRuntime implements OracleJobView, JobRecord {
   firstStartS: number | null = null;
   endS: number | null = null;
   failureReason: FailureReason | null = null;
-  /** Steps done, up to `lastUpdateS`. */
-  progressSteps = 0;
+  /** Steps done, up to `lastUpdateS` (what `advanceTo` last stored). */
+  private stepsAtUpdate = 0;
   workers = 0;
   ps = 0;
   /** Role by role, the replicas it runs with now and what each holds (empty when not running). */
@@ -171,8 +179,8 @@ export class JobRuntime implements OracleJobView, JobRecord {
   pausedS = 0;
   /** Seconds spent waiting in the queue (all waits, including after preemptions). */
   queuedS = 0;
-  /** GPUs held times seconds. */
-  attainedGpuS = 0;
+  /** GPUs held times seconds, up to `lastUpdateS` (what `advanceTo` last stored). */
+  private gpuSAtUpdate = 0;
   /** CPU held times seconds, in thousandths of a core times seconds. */
   attainedCpuMilliS = 0;
   /** GPUs this job counts as busy in the cluster's utilisation (what the simulation last added). */
@@ -194,6 +202,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
   constructor(
     readonly spec: JobSpec,
     private readonly seed: number,
+    private readonly clock: SimClock,
   ) {
     this.nominalRateStepsPerS = nominalStepsPerS(spec);
     this.requestedGpus = requestedGpus(spec);
@@ -226,13 +235,51 @@ export class JobRuntime implements OracleJobView, JobRecord {
     return this.hardwareFactor;
   }
 
+  /** Steps done up to `lastUpdateS`: the stored value the simulation's own accounting reads and writes. */
+  get storedProgressSteps(): number {
+    return this.stepsAtUpdate;
+  }
+
+  /** Steps done as of the clock's current time (what policies read). */
+  get progressSteps(): number {
+    const dtS = this.clock.nowS - this.lastUpdateS;
+    return this.phase === 'running' && dtS > 0 ? this.stepsAfter(dtS) : this.stepsAtUpdate;
+  }
+
+  /** Sets the steps done as of `lastUpdateS` (bring the job up to date first); the watcher hears of it. */
+  set progressSteps(steps: number) {
+    this.watcher?.touched(this);
+    this.stepsAtUpdate = steps;
+  }
+
+  /** GPU-seconds held up to `lastUpdateS`: the stored value. */
+  get storedAttainedGpuS(): number {
+    return this.gpuSAtUpdate;
+  }
+
+  /** GPUs held times seconds, as of the clock's current time (what policies read; at the end of a run, the stored value). */
+  get attainedGpuS(): number {
+    const dtS = this.clock.nowS - this.lastUpdateS;
+    return this.phase === 'running' && dtS > 0 ? this.gpuSAfter(dtS) : this.gpuSAtUpdate;
+  }
+
+  /** Stored steps plus `dtS` more at the current rate: what `advanceTo` stores and `progressSteps` reads, the same sum. */
+  private stepsAfter(dtS: number): number {
+    return this.stepsAtUpdate + this.rateStepsPerS * dtS;
+  }
+
+  /** Stored GPU-seconds plus `dtS` more on the GPUs held now (the same sum for `advanceTo` and `attainedGpuS`). */
+  private gpuSAfter(dtS: number): number {
+    return this.gpuSAtUpdate + this.gpus * dtS;
+  }
+
   /** Brings progress and time accounting up to `nowS`. */
   advanceTo(nowS: number): void {
     this.watcher?.touched(this);
     const dtS = nowS - this.lastUpdateS;
     if (dtS < 0) throw new InvariantError(`job ${this.spec.id}: time went back from ${this.lastUpdateS}s to ${nowS}s`);
     if (this.phase === 'running') {
-      this.attainedGpuS += this.gpus * dtS;
+      this.gpuSAtUpdate = this.gpuSAfter(dtS);
       this.attainedCpuMilliS += this.cpuMilli * dtS;
       if (this.shrunkByRecovery) this.scaledDownS += dtS;
       if ((this.paused && this.pauseForRecovery) || this.hung) this.downtimeGpuS += this.requestedGpus * dtS;
@@ -247,7 +294,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
       } else if (this.saving) {
         this.checkpointingS += dtS;
       } else {
-        this.progressSteps += this.rateStepsPerS * dtS;
+        this.stepsAtUpdate = this.stepsAfter(dtS);
         this.runningS += dtS;
         this.slowedS += (1 - this.faultSlowdown) * dtS;
         this.trainedSinceCheckpointS += dtS;
@@ -307,7 +354,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
   finishTimeS(): number {
     const rate = this.rateStepsPerS;
     if (rate <= 0) return Infinity;
-    const remaining = Math.max(0, this.spec.totalSteps - this.progressSteps);
+    const remaining = Math.max(0, this.spec.totalSteps - this.stepsAtUpdate);
     return this.lastUpdateS + remaining / rate;
   }
 
@@ -327,7 +374,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
    * more effective time than the time it trained).
    */
   effectiveS(): number {
-    return Math.min(this.progressSteps / this.nominalRateStepsPerS, this.runningS);
+    return Math.min(this.stepsAtUpdate / this.nominalRateStepsPerS, this.runningS);
   }
 
   /** Seconds the training processes ran: training and checkpoint saves. */
@@ -341,17 +388,17 @@ export class JobRuntime implements OracleJobView, JobRecord {
    */
   rollBack(extra: number): number {
     const toSteps = extra > 0 ? this.previousCheckpointedSteps : this.checkpointedSteps;
-    const lost = Math.max(0, this.progressSteps - toSteps);
+    const lost = Math.max(0, this.stepsAtUpdate - toSteps);
     if (lost > 0 && this.baseRateStepsPerS > 0) this.lostGpuS += (lost / this.baseRateStepsPerS) * this.gpus;
     this.lostSteps += lost;
-    this.progressSteps = toSteps;
+    this.stepsAtUpdate = toSteps;
     if (extra > 0) this.checkpointedSteps = toSteps;
     this.saving = false;
     this.trainedSinceCheckpointS = 0;
     return lost;
   }
 
-  /** Loss values reported so far (empty without a loss curve). */
+  /** Loss values reported so far, as of the clock's current time (empty without a loss curve). */
   lossSamples(): LossSample[] {
     if (!this.spec.loss) return [];
     return lossSamples(this.seed, this.spec.id, this.spec.loss, this.spec.totalSteps, this.progressSteps);

@@ -177,7 +177,6 @@ export class PolicyHost {
 
   private schedulePass(): void {
     const nowS = this.engine.nowS;
-    for (const job of this.control.running) job.advanceTo(nowS);
     const context: SchedulingContext<JobRuntime> = {
       nowS,
       cluster: this.cluster,

@@ -65,13 +65,13 @@ export class Simulation {
     options: SimOptions = {},
   ) {
     this.cluster = new ClusterState(scenario.cluster);
-    this.jobs = scenario.jobs.map((spec) => new JobRuntime(spec, scenario.seed));
-    this.checker = (options.checkInvariants ?? invariantChecksByDefault()) ? new InvariantChecker(this.jobs, this.cluster) : null;
     this.engine = new Engine<SimEvent>({
       isStale: (event) => this.isStale(event),
       dispatch: (event) => this.dispatch(event),
       endOfInstant: () => this.endOfInstant(),
     });
+    this.jobs = scenario.jobs.map((spec) => new JobRuntime(spec, scenario.seed, this.engine));
+    this.checker = (options.checkInvariants ?? invariantChecksByDefault()) ? new InvariantChecker(this.jobs, this.cluster) : null;
     this.faults = new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus));
     this.control = new JobControl({ engine: this.engine, cluster: this.cluster, scenario, tracker: this.faults, jobs: this.jobs });
     this.host = new PolicyHost({

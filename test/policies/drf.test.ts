@@ -67,7 +67,7 @@ function contextOf(
   const cluster = new ClusterState(spec);
   const running = runningJobs.map(({ spec: jobSpec, tasks }) => {
     cluster.allocate(jobSpec.id, tasks);
-    const job = new JobRuntime(jobSpec, 1);
+    const job = new JobRuntime(jobSpec, 1, { nowS: 0 });
     job.phase = 'running';
     job.firstStartS = 0;
     job.workers = tasks.filter((t) => t.role === 'worker').length;
@@ -75,7 +75,7 @@ function contextOf(
     return job;
   });
   const queued = queuedSpecs.map((jobSpec) => {
-    const job = new JobRuntime(jobSpec, 1);
+    const job = new JobRuntime(jobSpec, 1, { nowS: 0 });
     job.phase = 'queued';
     return job;
   });

@@ -37,7 +37,7 @@ class Moment {
     const tasks = packPlacement.place(new CapacityScratch(this.cluster), placementRequestOf(spec, workers));
     if (!tasks) throw new Error(`${spec.id} does not fit`);
     this.cluster.allocate(spec.id, tasks);
-    const job = new JobRuntime(spec, 1);
+    const job = new JobRuntime(spec, 1, { nowS: 0 });
     job.phase = 'running';
     job.firstStartS = 0;
     job.workers = workers;
@@ -47,7 +47,7 @@ class Moment {
   }
 
   queue(spec: JobSpec): this {
-    const job = new JobRuntime(spec, 1);
+    const job = new JobRuntime(spec, 1, { nowS: 0 });
     job.phase = 'queued';
     this.queued.push(job);
     return this;

@@ -20,7 +20,7 @@ function contractCase(): { cluster: ClusterState; running: JobView[]; context: O
     { role: 'ps', nodeIndex: 1, gpuIndices: [], demand: ps.roles[1]!.demand },
   ]);
   const running = [batch, ps].map((spec) => {
-    const job = new JobRuntime(spec, 1);
+    const job = new JobRuntime(spec, 1, { nowS: 600 });
     job.phase = 'running';
     job.firstStartS = 0;
     return job;

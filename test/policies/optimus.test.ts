@@ -190,7 +190,7 @@ describe('optimus even-spread placement', () => {
 
 describe('optimus learns and never peeks', () => {
   function runningJob(seed: number, progressFraction: number): JobRuntime {
-    const job = new JobRuntime(psJob('p', 0, CURVE), seed);
+    const job = new JobRuntime(psJob('p', 0, CURVE), seed, { nowS: 0 });
     job.phase = 'running';
     job.firstStartS = 0;
     job.progressSteps = job.spec.totalSteps * progressFraction;
@@ -220,7 +220,7 @@ describe('optimus learns and never peeks', () => {
 
   it('counts down the declared steps of a job without a loss curve, ignoring the prior', () => {
     const { loss: _loss, ...spec } = psJob('d', 0, CURVE);
-    const job = new JobRuntime({ ...spec, totalSteps: 7000 }, 1);
+    const job = new JobRuntime({ ...spec, totalSteps: 7000 }, 1, { nowS: 0 });
     job.progressSteps = 2500;
     expect(job.request.declaredSteps).toBe(7000);
     expect(fittedTotalSteps(blindView(job))).toBeNull();
@@ -238,7 +238,7 @@ describe('optimus learns and never peeks', () => {
 
     // A whole scheduling pass on blind views: it starts the queued job without touching the truth.
     const cluster = new ClusterState(gpuCluster(2, 8));
-    const queued = new JobRuntime(psJob('q', 0, CURVE), 1);
+    const queued = new JobRuntime(psJob('q', 0, CURVE), 1, { nowS: 0 });
     queued.phase = 'queued';
     const context: SchedulingContext = {
       nowS: 0,

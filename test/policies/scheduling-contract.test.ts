@@ -17,7 +17,7 @@ function contractCase(wrap: (job: JobRuntime) => OracleJobView = (job) => job): 
   const cluster = new ClusterState(gpuCluster(3, 8));
   const runningSpec = batchJob('r0', 0, 5, 1000);
   cluster.allocate('r0', [{ role: 'worker', nodeIndex: 0, gpuIndices: [0, 1, 2, 3, 4], demand: runningSpec.roles[0]!.demand }]);
-  const r0 = new JobRuntime(runningSpec, 1);
+  const r0 = new JobRuntime(runningSpec, 1, { nowS: 0 });
   r0.phase = 'running';
   r0.firstStartS = 0;
   r0.workers = 1;
@@ -31,7 +31,7 @@ function contractCase(wrap: (job: JobRuntime) => OracleJobView = (job) => job): 
     batchJob('q4', 4, 2, 70),
     batchJob('q5', 5, 8, 20, 3),
   ].map((spec) => {
-    const job = new JobRuntime(spec, 1);
+    const job = new JobRuntime(spec, 1, { nowS: 0 });
     job.phase = 'queued';
     return wrap(job);
   });

@@ -46,7 +46,7 @@ describe('sjf scheduling', () => {
     const batch = batchJob('batch', 0, 8, 100);
     const cluster = new ClusterState(gpuCluster(1, 8));
     const queued = [batch, stepsJob].map((spec) => {
-      const job = new JobRuntime(spec, 1);
+      const job = new JobRuntime(spec, 1, { nowS: 0 });
       job.phase = 'queued';
       return job;
     });

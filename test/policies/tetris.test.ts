@@ -17,7 +17,7 @@ function jobOf(id: string, demand: ReplicaDemand, durationS: number, replicas = 
 
 function contextOf(cluster: ClusterState, specs: JobSpec[], placement: PlacementPolicy = packPlacement): SchedulingContext<OracleJobView> {
   const queued = specs.map((spec) => {
-    const job = new JobRuntime(spec, 1);
+    const job = new JobRuntime(spec, 1, { nowS: 0 });
     job.phase = 'queued';
     return job;
   });

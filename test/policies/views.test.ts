@@ -58,7 +58,7 @@ const CURVE: LossCurveSpec = { b0: 2e-4, b1: 0.5, b2: 0.3, noise: 0.01, targetLo
 
 describe('job runtime views', () => {
   it('a job runtime builds its request and truth once', () => {
-    const job = new JobRuntime({ ...allreduceJob('a', { workers: 1, totalSteps: 4321 }), loss: CURVE }, 1);
+    const job = new JobRuntime({ ...allreduceJob('a', { workers: 1, totalSteps: 4321 }), loss: CURVE }, 1, { nowS: 0 });
     expect(job.request).toBe(job.request);
     expect(job.truth).toBe(job.truth);
     expect(job.request.id).toBe('a');

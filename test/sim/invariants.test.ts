@@ -131,7 +131,7 @@ describe('effective training time', () => {
 describe('auxiliary tasks are owned', () => {
   it('a job that is not running may not hold auxiliary tasks', () => {
     const cluster = new ClusterState(gpuCluster(2, 8));
-    const job = new JobRuntime(batchJob('g', 0, 1, 100), 1);
+    const job = new JobRuntime(batchJob('g', 0, 1, 100), 1, { nowS: 0 });
     job.phase = 'queued';
     expect(() => checkJob(job, cluster, 0)).not.toThrow();
     cluster.attachAux('g', [{ nodeIndex: 1, cpuMilli: 1000, memMiB: 1024 }]);
