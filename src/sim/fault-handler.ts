@@ -8,6 +8,7 @@ import type { TaskPlacement } from '../model/allocation.js';
 import { CapacityScratch } from '../model/capacity.js';
 import type { ClusterState } from '../model/cluster-state.js';
 import type { ReplicaDemand } from '../model/job-spec.js';
+import type { PauseStep } from '../model/pause.js';
 import { runNodeCheck } from '../policies/recovery/node-check.js';
 import type { CrashCause, InPlaceRecovery, RecoveryPolicy } from '../policies/recovery/types.js';
 import type { PlacementPolicy } from '../policies/types.js';
@@ -15,7 +16,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import type { FaultTracker } from './fault-tracker.js';
 import type { JobControl } from './job-control.js';
-import type { JobRuntime, PauseStep } from './job-runtime.js';
+import type { JobRuntime } from './job-runtime.js';
 
 /** Seconds a healthy node takes for the node check's GEMM + allgather test. */
 const NODE_TEST_S = 10;
