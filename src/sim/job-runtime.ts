@@ -134,8 +134,6 @@ export class JobRuntime implements OracleJobView, JobRecord {
   waitingForResubmitS = 0;
   /** Pause the next start takes (pod scheduling, start-up, checkpoint load after a crash); null = the resize pause. */
   restartPause: readonly PauseStep[] | null = null;
-  /** Set while recovery has shrunk the job: the pause each step back towards its requested workers costs. */
-  growBackPause: readonly PauseStep[] | null = null;
   /** True while recovery keeps the job below its requested workers (shrunk, not yet grown back). */
   shrunkByRecovery = false;
   /** Bumped on every change of allocation or rate; finish and checkpoint events for an older epoch are stale. */
