@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { FaultType } from '../../src/faults/catalog.js';
 import type { TaskPlacement } from '../../src/model/allocation.js';
-import { CapacityScratch, copyFree, type NodeFree } from '../../src/model/capacity.js';
-import { ClusterState } from '../../src/model/cluster-state.js';
-import type { JobSpec } from '../../src/model/job-spec.js';
+import { copyFree, type CapacityScratch, type NodeFree } from '../../src/model/capacity.js';
+import type { ClusterState } from '../../src/model/cluster-state.js';
 import type { PauseStep } from '../../src/model/pause.js';
-import { packPlacement } from '../../src/policies/placement/pack.js';
 import type { CrashCause, GrowPlan, RecoveryCleanup, RecoveryContext, RecoveryPlan } from '../../src/policies/recovery/types.js';
 import { recoveryPolicies } from '../../src/policies/registry.js';
 import type { JobView } from '../../src/policies/types.js';
-import { JobRuntime } from '../../src/sim/job-runtime.js';
+import type { JobRuntime } from '../../src/sim/job-runtime.js';
 import { allreduceJob, faultType } from '../helpers.js';
+import { contextOf, rackOf, runningJob } from './recovery/harness.js';
 
 /** Nodes whose node-check test runs slow (a straggler among the elastic job's nodes). */
 const SLOW_NODES = new Set([3]);
@@ -25,28 +24,8 @@ interface ContractCase {
   context(cause: CrashCause): RecoveryContext;
 }
 
-function runningJob(spec: JobSpec, cluster: ClusterState, nodeIndices: readonly number[]): JobRuntime {
-  const demand = spec.roles[0]!.demand;
-  const used = new Map<number, number>();
-  const tasks: TaskPlacement[] = nodeIndices.map((nodeIndex) => {
-    const from = used.get(nodeIndex) ?? 0;
-    used.set(nodeIndex, from + demand.gpus);
-    return { role: 'worker', nodeIndex, gpuIndices: Array.from({ length: demand.gpus }, (_, g) => from + g), demand };
-  });
-  cluster.allocate(spec.id, tasks);
-  const job = new JobRuntime(spec, 1);
-  job.phase = 'running';
-  job.firstStartS = 0;
-  job.workers = tasks.length;
-  job.gpus = tasks.length * demand.gpus;
-  job.progressSteps = 500;
-  return job;
-}
-
 function contractCase(): ContractCase {
-  const cluster = new ClusterState({
-    nodes: Array.from({ length: 4 }, (_, k) => ({ name: `n${k}`, group: 'g', gpuType: 'A100', gpus: 8, cpuMilli: 96_000, memMiB: 1024 * 1024, rack: 'r0' })),
-  });
+  const cluster = rackOf(4);
   const checkpoint = { intervalS: 600, saveS: 30, loadS: 60, flash: false };
   const elastic = runningJob(
     allreduceJob('elastic', { workers: 6, gpus: 2, totalSteps: 10_000, elastic: { minReplicas: 2, maxReplicas: 6, unit: 2 }, checkpoint }),
@@ -55,24 +34,8 @@ function contractCase(): ContractCase {
   );
   const rigid = runningJob(allreduceJob('rigid', { workers: 1, gpus: 8, totalSteps: 10_000, checkpoint }), cluster, [2]);
   const jobs = new Map([elastic, rigid].map((job) => [job.spec.id, job]));
-  const order = [...jobs.keys()];
-  const context = (cause: CrashCause): RecoveryContext => ({
-    nowS: 7200,
-    cluster,
-    placement: packPlacement,
-    scratch: () => new CapacityScratch(cluster),
-    tasksOf: (jobId) => cluster.tasksOf(jobId) ?? [],
-    startOrder: (jobId) => order.indexOf(jobId),
-    testNodes: (nodeIndices) =>
-      nodeIndices.map((nodeIndex) => ({ nodeIndex, faulty: cause.lostNodeIndices.includes(nodeIndex), testS: SLOW_NODES.has(nodeIndex) ? 40 : 10 })),
-    scratchAfter: (cleanup: RecoveryCleanup) => {
-      const scratch = new CapacityScratch(cluster);
-      for (const nodeIndex of cleanup.cordon) scratch.setSchedulable(nodeIndex, false);
-      scratch.unreserve(cleanup.remove);
-      return scratch;
-    },
-  });
-  return { cluster, jobs, context };
+  const jobIds = [...jobs.keys()];
+  return { cluster, jobs, context: (cause) => contextOf(cluster, cause, { jobIds, testS: (nodeIndex) => (SLOW_NODES.has(nodeIndex) ? 40 : 10) }) };
 }
 
 const CRASH: FaultType = faultType('process-crash', { kind: 'crash' });
