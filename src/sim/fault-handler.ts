@@ -1,6 +1,6 @@
 import type { Engine } from '../engine/engine.js';
 import { RandomStreams } from '../engine/random.js';
-import { assertNever } from '../errors.js';
+import { assertNever, InvariantError } from '../errors.js';
 import { exitClassOf } from '../faults/catalog.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import { RateInjector } from '../faults/rate-injector.js';
@@ -401,6 +401,17 @@ export class FaultHandler {
     return scratch;
   }
 
+  /** Throws an InvariantError unless the cluster after `cleanup` reads as `scratchAfter` foresaw (cost: the nodes it changed). */
+  private expectForeseen(foreseen: CapacityScratch, cleanup: RecoveryCleanup): void {
+    const actual = new CapacityScratch(this.cluster);
+    const changed = new Set([...cleanup.cordon, ...cleanup.remove.map((t) => t.nodeIndex), ...cleanup.foundBad]);
+    const read = (scratch: CapacityScratch, nodeIndex: number) => JSON.stringify([scratch.schedulable(nodeIndex), scratch.free(nodeIndex)]);
+    const differs = [...changed].find((nodeIndex) => read(foreseen, nodeIndex) !== read(actual, nodeIndex));
+    if (differs !== undefined || foreseen.freeWholeGpusTotal !== actual.freeWholeGpusTotal) {
+      throw new InvariantError(`recovery: the capacity after a cleanup differs from the one foreseen${differs === undefined ? '' : ` on node ${this.cluster.nodes[differs]!.name}`}`);
+    }
+  }
+
   /** Carries out a recovery's cleanup: cordons (logged), releases the job's pods, then isolates the hidden broken hardware on the nodes found bad. */
   private cleanUp(job: JobRuntime, cleanup: RecoveryCleanup): void {
     for (const nodeIndex of cleanup.cordon) {
@@ -430,7 +441,9 @@ export class FaultHandler {
 
   /** In-place recovery: after the cleanup, the job takes its replacement pods and new shape, restarts and loads. */
   private recoverInPlace(job: JobRuntime, plan: InPlacePlan): void {
+    const foreseen = plan.add.length > 0 ? this.scratchAfter(plan) : null;
     this.cleanUp(job, plan);
+    if (foreseen) this.expectForeseen(foreseen, plan);
     if (plan.add.length > 0) this.control.addTasks(job, plan.add);
     if (plan.shrunk) job.shrunkByRecovery = true;
     job.restarts++;
