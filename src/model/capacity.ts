@@ -22,6 +22,8 @@ export type ScratchBase = 'current' | 'empty';
 export class CapacityScratch {
   readonly nodes: readonly NodeSpec[];
   private readonly overlay = new Map<number, NodeFree>();
+  /** Nodes this scratch opened or closed to new tasks (a change a plan foresees), by whether they are open. */
+  private readonly opened = new Map<number, boolean>();
   private wholeGpusTotal: number;
 
   constructor(
@@ -34,7 +36,24 @@ export class CapacityScratch {
 
   /** True when the node takes new tasks (in an 'empty' scratch: every node). */
   schedulable(nodeIndex: number): boolean {
-    return this.base === 'empty' || this.view.schedulable(nodeIndex);
+    return this.base === 'empty' || (this.opened.get(nodeIndex) ?? this.view.schedulable(nodeIndex));
+  }
+
+  /** Opens or closes the node to new tasks in this scratch only (a cordon, outage or repair a plan foresees). */
+  setSchedulable(nodeIndex: number, open: boolean): void {
+    if (this.schedulable(nodeIndex) === open) return;
+    this.wholeGpusTotal += (open ? 1 : -1) * this.free(nodeIndex).wholeGpus;
+    this.opened.set(nodeIndex, open);
+  }
+
+  /** Takes one GPU out of this scratch only (a failure a plan foresees): nothing more can be placed on it. */
+  takeGpuDown(nodeIndex: number, gpuIndex: number): void {
+    const free = this.writable(nodeIndex);
+    if (free.gpuFreeMilli[gpuIndex] === GPU_MILLI) {
+      free.wholeGpus--;
+      if (this.schedulable(nodeIndex)) this.wholeGpusTotal--;
+    }
+    free.gpuFreeMilli[gpuIndex] = 0;
   }
 
   /** Free whole GPUs over schedulable nodes: an upper bound on any whole-GPU request that can fit. */

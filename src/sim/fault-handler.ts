@@ -1,21 +1,28 @@
 import type { Engine } from '../engine/engine.js';
 import { RandomStreams } from '../engine/random.js';
-import { assertNever } from '../errors.js';
+import { assertNever, InvariantError } from '../errors.js';
 import { exitClassOf } from '../faults/catalog.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import { RateInjector } from '../faults/rate-injector.js';
 import type { TaskPlacement } from '../model/allocation.js';
 import { CapacityScratch } from '../model/capacity.js';
 import type { ClusterState } from '../model/cluster-state.js';
-import type { ReplicaDemand } from '../model/job-spec.js';
-import { runNodeCheck } from '../policies/recovery/node-check.js';
-import type { CrashCause, InPlaceRecovery, RecoveryPolicy } from '../policies/recovery/types.js';
+import type { PauseStep } from '../model/pause.js';
+import type {
+  CrashCause,
+  GrowBackContext,
+  GrowPlan,
+  InPlacePlan,
+  RecoveryCleanup,
+  RecoveryContext,
+  RecoveryPolicy,
+} from '../policies/recovery/types.js';
 import type { PlacementPolicy } from '../policies/types.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import type { FaultTracker } from './fault-tracker.js';
 import type { JobControl } from './job-control.js';
-import type { JobRuntime, PauseStep } from './job-runtime.js';
+import type { JobRuntime } from './job-runtime.js';
 
 /** Seconds a healthy node takes for the node check's GEMM + allgather test. */
 const NODE_TEST_S = 10;
@@ -41,7 +48,8 @@ export interface FaultHandlerSetup {
 /**
  * The fault half of the simulation: injects faults, applies their effects to hardware and jobs,
  * tracks broken hardware the scheduler cannot see, repairs it, and carries out the recovery
- * policy's plans (resubmission, in-place recovery with the node check, scale-down and growth back).
+ * policy's plans (failure, resubmission, requeue, in-place recovery, growth back) without deciding
+ * anything: the policy reads the cluster and the node-check probe through a context.
  */
 export class FaultHandler {
   private readonly engine: Engine<SimEvent>;
@@ -56,10 +64,6 @@ export class FaultHandler {
   private readonly hidden: Set<FaultOccurrence>;
   /** Replayed faults: the trace fixes when the hardware is back, however late the fault is located. */
   private readonly endsAtTraceTime = new WeakSet<FaultOccurrence>();
-  /** How often each pod's lineage was relaunched after a failure (pods that never were: absent). */
-  private readonly relaunches = new WeakMap<TaskPlacement, number>();
-  /** Replaced pods whose count a replacement already took. */
-  private readonly relaunchCounted = new WeakSet<TaskPlacement>();
   /** Jobs that crashed in the current instant, in crash order, awaiting their recovery at its end. */
   private readonly crashed = new Map<JobRuntime, PendingCrash>();
 
@@ -197,10 +201,13 @@ export class FaultHandler {
     for (const job of this.jobsOn(nodeIndex, occurrence.type.effect.kind === 'gpu-down' ? (gpuIndex ?? 0) : null)) {
       this.crash(job, occurrence, 'its hardware was taken out of service');
     }
-    if (this.endsAtTraceTime.has(occurrence)) return;
-    const backS = Math.max(this.engine.nowS, occurrence.timeS + occurrence.repairS);
-    if (backS > this.engine.nowS) this.engine.scheduleAt(backS, { kind: 'repair', occurrence });
-    else this.onRepair(occurrence);
+    if (this.backOnIsolation(occurrence)) this.onRepair(occurrence);
+    else if (!this.endsAtTraceTime.has(occurrence)) this.engine.scheduleAt(occurrence.timeS + occurrence.repairS, { kind: 'repair', occurrence });
+  }
+
+  /** True when broken hardware taken out of service now is back at once: a rate fault whose repair time from the fault has passed. */
+  private backOnIsolation(occurrence: FaultOccurrence): boolean {
+    return !this.endsAtTraceTime.has(occurrence) && occurrence.timeS + occurrence.repairS <= this.engine.nowS;
   }
 
   /** A job that starts training on broken hardware crashes at once. */
@@ -301,7 +308,6 @@ export class FaultHandler {
   /** Asks the recovery policy what follows a job's crash, with the job's hardware as it is now, and carries the plan out. */
   private recover(job: JobRuntime, crash: PendingCrash): void {
     const { occurrence, oomTask, hardwareLost } = crash;
-    const nowS = this.engine.nowS;
     const faultType = occurrence?.type.name ?? '';
     const tasks = [...(this.cluster.tasksOf(job.spec.id) ?? [])];
     const lostNodeIndices = [...new Set(tasks.map((t) => t.nodeIndex))].filter((i) => this.lostHardware(i, tasks));
@@ -316,20 +322,107 @@ export class FaultHandler {
       faultNodeIndex: oomTask?.nodeIndex ?? occurrence?.nodeIndex ?? null,
       oom: oomed && { role: oomed.role, memMiB: oomed.demand.memMiB },
     };
-    const plan = this.recovery.onCrash(job, cause, nowS);
+    const plan = this.recovery.onCrash(job, cause, this.recoveryContext(cause, tasks));
     this.control.markDirty();
     switch (plan.kind) {
       case 'fail':
+        this.cleanUp(job, { cordon: plan.cordon ?? [], remove: plan.remove ?? [], foundBad: plan.foundBad ?? [] });
         return this.fail(job, faultType, plan.why);
       case 'resubmit':
         this.control.stopForResubmission(job);
-        this.engine.scheduleAt(nowS + plan.detectS, { kind: 'job-resubmit', jobId: job.spec.id, rescheduleS: plan.rescheduleS });
+        this.engine.scheduleAt(this.engine.nowS + plan.detectS, { kind: 'job-resubmit', jobId: job.spec.id, rescheduleS: plan.rescheduleS });
+        return;
+      case 'requeue':
+        this.cleanUp(job, plan);
+        this.control.requeueAfterCrash(job, plan.restartPause);
+        this.faults.log({ timeS: this.engine.nowS, event: 'job-waiting', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: 'no healthy capacity: queued' });
         return;
       case 'in-place':
-        return this.recoverInPlace(job, plan, cause, tasks, faultType);
+        return this.recoverInPlace(job, plan);
       default:
         assertNever(plan);
     }
+  }
+
+  /** What the recovery policy reads about a crash of a job holding `tasks`: the cluster, scratches, the node-check probe. */
+  private recoveryContext(cause: CrashCause, tasks: readonly TaskPlacement[]): RecoveryContext {
+    return {
+      ...this.growBackContext(),
+      testNodes: (nodeIndices) =>
+        nodeIndices.map((nodeIndex) => ({
+          nodeIndex,
+          faulty: cause.lostNodeIndices.includes(nodeIndex),
+          testS: NODE_TEST_S / this.nodeFactorFor(nodeIndex, tasks),
+        })),
+      scratchAfter: (cleanup) => this.scratchAfter(cleanup),
+    };
+  }
+
+  /** What the recovery policy reads when it grows jobs back. */
+  private growBackContext(): GrowBackContext {
+    return {
+      nowS: this.engine.nowS,
+      cluster: this.cluster,
+      placement: this.placement,
+      scratch: () => new CapacityScratch(this.cluster),
+      tasksOf: (jobId) => this.cluster.tasksOf(jobId) ?? [],
+      startOrder: (jobId) => this.control.startOrder(this.control.job(jobId)),
+    };
+  }
+
+  /**
+   * A scratch of the free capacity as `cleanUp(cleanup)` will leave it: cordoned nodes closed, the
+   * pods released (a down GPU stays without free capacity), and the hidden broken hardware on the
+   * found-bad nodes out of service, unless it is back at once (see backOnIsolation).
+   */
+  private scratchAfter(cleanup: RecoveryCleanup): CapacityScratch {
+    const scratch = new CapacityScratch(this.cluster);
+    for (const nodeIndex of cleanup.cordon) scratch.setSchedulable(nodeIndex, false);
+    scratch.unreserve(cleanup.remove);
+    for (const task of cleanup.remove) {
+      for (const gpuIndex of task.gpuIndices) if (!this.cluster.gpuUp(task.nodeIndex, gpuIndex)) scratch.takeGpuDown(task.nodeIndex, gpuIndex);
+    }
+    const foundBad = new Set(cleanup.foundBad);
+    const takenDown = new Set<number>();
+    for (const occurrence of this.hidden) {
+      const { nodeIndex } = occurrence;
+      if (!foundBad.has(nodeIndex)) continue;
+      const back = this.backOnIsolation(occurrence);
+      if (occurrence.type.effect.kind === 'gpu-down') {
+        if (!back) scratch.takeGpuDown(nodeIndex, occurrence.gpuIndex ?? 0);
+      } else if (!back) {
+        takenDown.add(nodeIndex);
+        scratch.setSchedulable(nodeIndex, false);
+      } else if (this.cluster.nodeHealth(nodeIndex) !== 'down' && !takenDown.has(nodeIndex)) {
+        // Down and at once repaired: the node comes back up, even from a cordon.
+        scratch.setSchedulable(nodeIndex, true);
+      }
+    }
+    return scratch;
+  }
+
+  /** Throws an InvariantError unless the cluster after `cleanup` reads as `scratchAfter` foresaw (cost: the nodes it changed). */
+  private expectForeseen(foreseen: CapacityScratch, cleanup: RecoveryCleanup): void {
+    const actual = new CapacityScratch(this.cluster);
+    const changed = new Set([...cleanup.cordon, ...cleanup.remove.map((t) => t.nodeIndex), ...cleanup.foundBad]);
+    const read = (scratch: CapacityScratch, nodeIndex: number) => JSON.stringify([scratch.schedulable(nodeIndex), scratch.free(nodeIndex)]);
+    const differs = [...changed].find((nodeIndex) => read(foreseen, nodeIndex) !== read(actual, nodeIndex));
+    if (differs !== undefined || foreseen.freeWholeGpusTotal !== actual.freeWholeGpusTotal) {
+      throw new InvariantError(`recovery: the capacity after a cleanup differs from the one foreseen${differs === undefined ? '' : ` on node ${this.cluster.nodes[differs]!.name}`}`);
+    }
+  }
+
+  /** Carries out a recovery's cleanup: cordons (logged), releases the job's pods, then isolates the hidden broken hardware on the nodes found bad. */
+  private cleanUp(job: JobRuntime, cleanup: RecoveryCleanup): void {
+    for (const nodeIndex of cleanup.cordon) {
+      if (this.cluster.nodeHealth(nodeIndex) !== 'up') continue;
+      this.cluster.setNodeHealth(nodeIndex, 'cordoned');
+      this.faults.log({ timeS: this.engine.nowS, event: 'node-cordoned', faultType: '', node: this.cluster.nodes[nodeIndex]!.name, gpu: null, jobId: job.spec.id, detail: 'straggler found by the node check' });
+    }
+    if (cleanup.remove.length > 0) this.cluster.releaseTasks(job.spec.id, cleanup.remove);
+    if (cleanup.foundBad.length === 0) return;
+    const foundBad = new Set(cleanup.foundBad);
+    for (const occurrence of [...this.hidden]) if (foundBad.has(occurrence.nodeIndex)) this.isolate(occurrence, 'found by the node check');
   }
 
   /** Ends a running job for good after a fault: even its checkpointed work is lost. */
@@ -346,96 +439,17 @@ export class FaultHandler {
     return tasks.some((t) => t.nodeIndex === nodeIndex && t.gpuIndices.some((g) => !this.cluster.gpuUp(nodeIndex, g)));
   }
 
-  /**
-   * In-place recovery: the job keeps its healthy pods. With a node check, faulty nodes and
-   * stragglers are found (and stragglers cordoned); the pods on lost or bad nodes are replaced on
-   * healthy nodes, or the job shrinks to a multiple of its node unit, or, when neither is possible,
-   * it waits in the queue for capacity (and pays detection and the check when it starts again).
-   * Then its processes restart and load the last checkpoint.
-   * A pod whose lineage used up the plan's relaunches is not replaced: a worker is dropped for good
-   * (the job shrinks, or fails when it cannot), any other pod fails the job.
-   */
-  private recoverInPlace(job: JobRuntime, plan: InPlaceRecovery, cause: CrashCause, tasks: readonly TaskPlacement[], faultType: string): void {
-    const lostNodeIndices = cause.lostNodeIndices;
-    const nowS = this.engine.nowS;
-    const steps: PauseStep[] = [{ kind: 'detecting', seconds: plan.detectS }];
-    const bad = new Set(lostNodeIndices);
-    // A node that is down takes no part in the check (its agent cannot join it; its loss is known):
-    // the check tests the job's live nodes, where broken hardware the scheduler cannot see fails its groups.
-    const liveNodeIndices = [...new Set(tasks.map((t) => t.nodeIndex))].filter((nodeIndex) => this.cluster.nodeHealth(nodeIndex) !== 'down');
-    if (plan.nodeCheck && liveNodeIndices.length > 0) {
-      const nodes = liveNodeIndices.map((nodeIndex) => ({
-        nodeIndex,
-        faulty: lostNodeIndices.includes(nodeIndex),
-        testS: NODE_TEST_S / this.nodeFactorFor(nodeIndex, tasks),
-      }));
-      const check = runNodeCheck(nodes);
-      steps.push({ kind: 'health-check', seconds: check.durationS });
-      for (const nodeIndex of check.faulty) bad.add(nodeIndex);
-      for (const nodeIndex of check.stragglers) {
-        bad.add(nodeIndex);
-        if (this.cluster.nodeHealth(nodeIndex) === 'up') {
-          this.cluster.setNodeHealth(nodeIndex, 'cordoned');
-          this.faults.log({ timeS: nowS, event: 'node-cordoned', faultType: '', node: this.cluster.nodes[nodeIndex]!.name, gpu: null, jobId: job.spec.id, detail: 'straggler found by the node check' });
-        }
-      }
-    }
-    for (const nodeIndex of plan.relaunchNodeIndices) bad.add(nodeIndex);
-    const badTasks = tasks.filter((t) => bad.has(t.nodeIndex));
-    let detail: string;
-    if (badTasks.length === 0) {
-      steps.push({ kind: 'starting', seconds: plan.restartS });
-      detail = 'processes restarted';
-    } else {
-      this.cluster.releaseTasks(job.spec.id, badTasks);
-      // Broken hardware the check found is taken out of service now that this job has left it.
-      if (plan.nodeCheck) {
-        for (const occurrence of [...this.hidden]) if (bad.has(occurrence.nodeIndex)) this.isolate(occurrence, 'found by the node check');
-      }
-      const maxRelaunches = plan.maxRelaunchesPerPod;
-      const exhausted = maxRelaunches === null ? [] : badTasks.filter((t) => (this.relaunches.get(t) ?? 0) >= maxRelaunches);
-      if (exhausted.some((t) => t.role !== 'worker')) return this.fail(job, faultType, `relaunches of a ${exhausted.find((t) => t.role !== 'worker')!.role} pod exhausted`);
-      const replacement =
-        exhausted.length > 0
-          ? null
-          : this.placement.place(new CapacityScratch(this.cluster), {
-              jobId: job.spec.id,
-              gpuTypes: job.spec.gpuTypes,
-              jobKind: job.spec.kind,
-              replicas: badTasks.map((t) => ({ role: t.role, demand: this.relaunchDemand(t, plan, cause) })),
-            });
-      if (exhausted.length > 0) {
-        if (plan.scaleDownS === null || !this.scaleDown(job, badTasks)) return this.fail(job, faultType, `relaunches of ${exhausted.length} worker pod(s) exhausted`);
-        // The dropped workers are not replaced for the rest of the job's life.
-        job.growBackPause = null;
-        steps.push({ kind: 'rescheduling', seconds: plan.scaleDownS });
-        detail = `relaunches exhausted: scaled down to ${(this.cluster.tasksOf(job.spec.id) ?? []).filter((t) => t.role === 'worker').length} workers`;
-      } else if (replacement) {
-        this.inheritRelaunches(badTasks, replacement);
-        this.control.addTasks(job, replacement);
-        steps.push({ kind: 'rescheduling', seconds: plan.replaceS });
-        detail = `${badTasks.length} pods replaced`;
-      } else if (plan.scaleDownS !== null && this.scaleDown(job, badTasks)) {
-        steps.push({ kind: 'rescheduling', seconds: plan.scaleDownS });
-        job.growBackPause = this.restartSteps(job, { kind: 'rescheduling', seconds: plan.scaleDownS });
-        detail = `scaled down to ${(this.cluster.tasksOf(job.spec.id) ?? []).filter((t) => t.role === 'worker').length} workers`;
-      } else {
-        // Detection and the node check are paid like in any recovery, when the job starts again.
-        this.control.requeueAfterCrash(job, this.restartSteps(job, ...steps, { kind: 'rescheduling', seconds: plan.replaceS }));
-        this.faults.log({ timeS: nowS, event: 'job-waiting', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: 'no healthy capacity: queued' });
-        return;
-      }
-    }
+  /** In-place recovery: after the cleanup, the job takes its replacement pods and new shape, restarts and loads. */
+  private recoverInPlace(job: JobRuntime, plan: InPlacePlan): void {
+    const foreseen = plan.add.length > 0 ? this.scratchAfter(plan) : null;
+    this.cleanUp(job, plan);
+    if (foreseen) this.expectForeseen(foreseen, plan);
+    if (plan.add.length > 0) this.control.addTasks(job, plan.add);
+    if (plan.shrunk) job.shrunkByRecovery = true;
     job.restarts++;
     this.control.takeShape(job);
-    const pauseS = this.control.pause(job, this.restartSteps(job, ...steps));
-    this.faults.log({ timeS: nowS, event: 'job-recovering', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `${detail}; training resumes in ${Math.round(pauseS)} s` });
-  }
-
-  /** What a relaunched pod asks for: an OOM-killed role's pods on the OOM node get the plan's memory. */
-  private relaunchDemand(task: TaskPlacement, plan: InPlaceRecovery, cause: CrashCause): ReplicaDemand {
-    const oomed = plan.relaunchMemMiB !== null && cause.oom?.role === task.role && task.nodeIndex === cause.faultNodeIndex;
-    return oomed ? { ...task.demand, memMiB: Math.max(task.demand.memMiB, plan.relaunchMemMiB!) } : task.demand;
+    const pauseS = this.control.pause(job, plan.pause);
+    this.faults.log({ timeS: this.engine.nowS, event: 'job-recovering', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `${plan.detail}; training resumes in ${Math.round(pauseS)} s` });
   }
 
   /** The OOM killer ends the first pod of the job that has less memory than its role uses. */
@@ -448,62 +462,24 @@ export class FaultHandler {
     this.crash(job, null, 'OOM-killed', task);
   }
 
-  /** Gives each replacement pod the relaunch count of the pod it replaces, plus one (role by role). */
-  private inheritRelaunches(replaced: readonly TaskPlacement[], replacements: readonly TaskPlacement[]): void {
-    for (const task of replacements) {
-      const predecessor = replaced.find((t) => t.role === task.role && !this.relaunchCounted.has(t));
-      if (!predecessor) continue;
-      this.relaunchCounted.add(predecessor);
-      this.relaunches.set(task, (this.relaunches.get(predecessor) ?? 0) + 1);
-    }
-  }
-
-  /**
-   * Shrinks an elastic job that lost only workers to the largest multiple of its node unit that
-   * its remaining workers allow (at least its minimum); false when it cannot.
-   */
-  private scaleDown(job: JobRuntime, lostTasks: readonly TaskPlacement[]): boolean {
-    const elastic = job.spec.elastic;
-    if (!elastic || lostTasks.some((t) => t.role !== 'worker')) return false;
-    const workers = (this.cluster.tasksOf(job.spec.id) ?? []).filter((t) => t.role === 'worker');
-    const keep = Math.min(elastic.maxReplicas, Math.floor(workers.length / elastic.unit) * elastic.unit);
-    if (keep < elastic.minReplicas) return false;
-    this.cluster.releaseTasks(job.spec.id, workers.slice(keep));
-    job.shrunkByRecovery = true;
-    return true;
-  }
-
-  /** Grows jobs that recovery shrank back towards their requested workers, a node unit at a time, as capacity returns. */
+  /** Carries out the recovery policy's plans to grow the jobs it shrank back as capacity returns (cost: those jobs). */
   growBack(): void {
-    for (const job of this.control.running) {
-      if (job.growBackPause === null || job.paused) continue;
-      const elastic = job.spec.elastic!;
-      const requested = job.spec.roles.find((r) => r.role === 'worker')!;
-      const missing = Math.min(requested.replicas, elastic.maxReplicas) - job.workers;
-      if (missing <= 0) {
-        job.growBackPause = null;
-        job.shrunkByRecovery = false;
-        continue;
-      }
-      const scratch = new CapacityScratch(this.cluster);
-      let add: TaskPlacement[] = [];
-      for (let units = Math.floor(missing / elastic.unit); units > 0 && add.length === 0; units--) {
-        const replicas = Array.from({ length: units * elastic.unit }, () => ({ role: 'worker' as const, demand: requested.demand }));
-        add = this.placement.place(scratch, { jobId: job.spec.id, gpuTypes: job.spec.gpuTypes, jobKind: job.spec.kind, replicas }) ?? [];
-      }
-      if (add.length === 0) continue;
+    if (!this.recovery.growBack) return;
+    for (const plan of this.recovery.growBack(this.growBackContext())) this.grow(this.control.job(plan.jobId), plan);
+  }
+
+  /** One step back towards a job's requested workers: its speed so far is recorded, it takes the workers and pauses. */
+  private grow(job: JobRuntime, plan: GrowPlan): void {
+    if (plan.add.length > 0) {
       job.advanceTo(this.engine.nowS);
       this.control.recordSpeedSample(job);
-      this.control.addTasks(job, add);
+      this.control.addTasks(job, plan.add);
       this.control.takeShape(job);
-      const steps = job.growBackPause;
-      if (job.workers >= Math.min(requested.replicas, elastic.maxReplicas)) {
-        job.growBackPause = null;
-        job.shrunkByRecovery = false;
-      }
-      this.control.pause(job, steps);
-      this.faults.log({ timeS: this.engine.nowS, event: 'job-scaled-up', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `back to ${job.workers} workers` });
     }
+    if (plan.done) job.shrunkByRecovery = false;
+    if (plan.add.length === 0) return;
+    this.control.pause(job, plan.pause);
+    this.faults.log({ timeS: this.engine.nowS, event: 'job-scaled-up', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `back to ${job.workers} workers` });
   }
 
   /** Speed factor of a job's work on one node (the GPUs its tasks there use), for the node check's test. */

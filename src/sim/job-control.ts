@@ -4,6 +4,7 @@ import type { AuxTask, Eviction, TaskPlacement } from '../model/allocation.js';
 import type { ClusterState } from '../model/cluster-state.js';
 import { FLASH_SAVE_BLOCK_S } from '../model/job-spec.js';
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
+import { isRecoveryPause, type PauseStep } from '../model/pause.js';
 import { demandIn, shapeOfTasks } from '../model/shape.js';
 import { stepsPerS } from '../model/speed.js';
 import type { ReshapePause } from '../policies/decision.js';
@@ -11,7 +12,7 @@ import type { CheckpointCosts } from '../policies/recovery/types.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import type { FaultTracker } from './fault-tracker.js';
-import { hardwareSpeedFactor, isRecoveryPause, type JobRuntime, type PauseStep } from './job-runtime.js';
+import { hardwareSpeedFactor, type JobRuntime } from './job-runtime.js';
 import { checkShape } from './shape-check.js';
 
 /** What the job control acts on: the run's engine, cluster, hardware faults and settings. */

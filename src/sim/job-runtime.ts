@@ -2,26 +2,10 @@ import { InvariantError } from '../errors.js';
 import type { JobRecord } from '../metrics/job-record.js';
 import { requestedGpus, requestOf, truthOf, type JobKind, type JobRequest, type JobSpec, type JobTruth, type Role } from '../model/job-spec.js';
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
+import type { PauseKind, PauseStep } from '../model/pause.js';
 import type { RuntimeShape } from '../model/shape.js';
 import { nominalStepsPerS } from '../model/speed.js';
 import type { JobPhase, OracleJobView } from '../policies/types.js';
-
-/** What a paused job waits for; jobs.csv splits pause time by these. */
-export type PauseKind = 'detecting' | 'rescheduling' | 'health-check' | 'starting' | 'loading' | 'resizing';
-
-/** Pause kinds only recovery from a fault pays; a pause with one of them is recovery downtime as a whole. */
-const RECOVERY_PAUSE_KINDS: ReadonlySet<PauseKind> = new Set<PauseKind>(['detecting', 'rescheduling', 'health-check', 'loading']);
-
-/** True when a pause is recovery from a fault (it detects, reschedules, checks nodes or loads a checkpoint). */
-export function isRecoveryPause(steps: readonly PauseStep[]): boolean {
-  return steps.some((step) => RECOVERY_PAUSE_KINDS.has(step.kind));
-}
-
-/** One step of a pause: its kind and length in seconds. Steps run one after another. */
-export interface PauseStep {
-  readonly kind: PauseKind;
-  readonly seconds: number;
-}
 
 /** Seconds in a day, for counting the days of a job's life. */
 const DAY_S = 86_400;
@@ -158,8 +142,6 @@ export class JobRuntime implements OracleJobView, JobRecord {
   waitingForResubmitS = 0;
   /** Pause the next start takes (pod scheduling, start-up, checkpoint load after a crash); null = the resize pause. */
   restartPause: readonly PauseStep[] | null = null;
-  /** Set while recovery has shrunk the job: the pause each step back towards its requested workers costs. */
-  growBackPause: readonly PauseStep[] | null = null;
   /** True while recovery keeps the job below its requested workers (shrunk, not yet grown back). */
   shrunkByRecovery = false;
   /** Bumped on every change of allocation or rate; finish and checkpoint events for an older epoch are stale. */

@@ -1,5 +1,6 @@
 import { exitClassOf } from '../../faults/catalog.js';
 import type { Role } from '../../model/job-spec.js';
+import { InPlaceRecovery } from './in-place.js';
 import type { RecoveryPolicy } from './types.js';
 
 /** Parameters of DLRover's fault tolerance (seed 001's table), in seconds. */
@@ -74,16 +75,17 @@ export function oomRelaunchMemMiB(role: Role, currentMiB: number, requestedMiB: 
  */
 export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy {
   const restartsByNode = new Map<string, number>();
+  const checkpointCosts = { saveS: options.checkpointSaveS, loadS: options.checkpointLoadS };
+  const recovery = new InPlaceRecovery(checkpointCosts);
   return {
     name: 'dlrover',
-    checkpointCosts: { saveS: options.checkpointSaveS, loadS: options.checkpointLoadS },
+    checkpointCosts,
     hangTimeoutS: options.heartbeatTimeoutS,
     isolationDelayS: () => options.detectS,
-    onCrash: (job, cause) => {
+    onCrash: (job, cause, context) => {
       const exit = cause.oom ? 'oom' : cause.fault ? exitClassOf(cause.fault) : 'unknown';
       if (exit === 'fatal' && job.request.kind !== 'allreduce') return { kind: 'fail', why: 'fatal exit: not relaunched' };
       const inPlace = {
-        kind: 'in-place' as const,
         detectS: options.detectS,
         nodeCheck: true,
         replaceS: options.replaceS,
@@ -93,10 +95,11 @@ export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy
       if (cause.oom && cause.faultNodeIndex !== null) {
         const relaunch = { ...inPlace, relaunchNodeIndices: [cause.faultNodeIndex] };
         // All-reduce jobs: no relaunch after an OOM (a lineage limit of 0 drops the pod).
-        if (job.request.kind === 'allreduce') return { ...relaunch, maxRelaunchesPerPod: 0, relaunchMemMiB: null };
+        if (job.request.kind === 'allreduce') return recovery.plan(job, cause, context, { ...relaunch, maxRelaunchesPerPod: 0, relaunchMemMiB: null });
         if (cause.oom.memMiB >= DLROVER_MAX_MEMORY_MIB) return { kind: 'fail', why: 'OOM with 64 GiB: not relaunched' };
         const requestedMiB = job.request.roles.find((r) => r.role === cause.oom!.role)!.demand.memMiB;
-        return { ...relaunch, maxRelaunchesPerPod: options.maxRelaunches, relaunchMemMiB: oomRelaunchMemMiB(cause.oom.role, cause.oom.memMiB, requestedMiB) };
+        const relaunchMemMiB = oomRelaunchMemMiB(cause.oom.role, cause.oom.memMiB, requestedMiB);
+        return recovery.plan(job, cause, context, { ...relaunch, maxRelaunchesPerPod: options.maxRelaunches, relaunchMemMiB });
       }
       const relaunchNodeIndices: number[] = [];
       if (!cause.hardwareLost && cause.faultNodeIndex !== null) {
@@ -105,13 +108,14 @@ export function createDlrover(options: DlroverOptions = DLROVER): RecoveryPolicy
         restartsByNode.set(key, restarts > DLROVER_MAX_RESTARTS ? 0 : restarts);
         if (restarts > DLROVER_MAX_RESTARTS) relaunchNodeIndices.push(cause.faultNodeIndex);
       }
-      return {
+      return recovery.plan(job, cause, context, {
         ...inPlace,
         relaunchNodeIndices,
         // A killed pod (137/143) is always relaunched; others while their lineage has relaunches left.
         maxRelaunchesPerPod: exit === 'killed' ? null : options.maxRelaunches,
         relaunchMemMiB: null,
-      };
+      });
     },
+    growBack: (context) => recovery.growBack(context),
   };
 }

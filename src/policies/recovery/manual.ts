@@ -43,6 +43,6 @@ export function createManualRecovery(options: ManualRecoveryOptions = MANUAL_REC
   return {
     name: 'manual',
     isolationDelayS: (fault, nowS) => locatedByHandS(fault, nowS, options),
-    onCrash: (_job, _cause, nowS) => resubmitByHand(nowS, options),
+    onCrash: (_job, _cause, context) => resubmitByHand(context.nowS, options),
   };
 }

@@ -1,4 +1,5 @@
 import { locatedByHandS, MANUAL_RECOVERY, resubmitByHand, type ManualRecoveryOptions } from './manual.js';
+import { InPlaceRecovery, type InPlaceSettings } from './in-place.js';
 import type { RecoveryPolicy } from './types.js';
 
 /**
@@ -28,12 +29,24 @@ export const TORCH_ELASTIC: TorchElasticOptions = { ...MANUAL_RECOVERY, replaceS
  * as under manual recovery.
  */
 export function createTorchElastic(options: TorchElasticOptions = TORCH_ELASTIC): RecoveryPolicy {
+  const recovery = new InPlaceRecovery(undefined);
+  const settings: InPlaceSettings = {
+    detectS: 0,
+    nodeCheck: false,
+    replaceS: options.replaceS,
+    scaleDownS: options.restartS,
+    restartS: options.restartS,
+    relaunchNodeIndices: [],
+    maxRelaunchesPerPod: null,
+    relaunchMemMiB: null,
+  };
   return {
     name: 'torch-elastic',
     isolationDelayS: (fault, nowS) => locatedByHandS(fault, nowS, options),
-    onCrash: (_job, cause, nowS) => {
-      if (cause.rankZeroNodeIndex !== null && cause.lostNodeIndices.includes(cause.rankZeroNodeIndex)) return resubmitByHand(nowS, options);
-      return { kind: 'in-place', detectS: 0, nodeCheck: false, replaceS: options.replaceS, scaleDownS: options.restartS, restartS: options.restartS, relaunchNodeIndices: [], maxRelaunchesPerPod: null, relaunchMemMiB: null };
+    onCrash: (job, cause, context) => {
+      if (cause.rankZeroNodeIndex !== null && cause.lostNodeIndices.includes(cause.rankZeroNodeIndex)) return resubmitByHand(context.nowS, options);
+      return recovery.plan(job, cause, context, settings);
     },
+    growBack: (context) => recovery.growBack(context),
   };
 }
