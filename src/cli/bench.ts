@@ -29,6 +29,13 @@ interface BenchArgs {
 /** Sizes of the quick run (`--quick`): small versions of the benchmarks, for the performance gate. */
 const QUICK = { jobs: 2000, faultJobs: 500, optimusTasks: 10_000, optimusNodes: 1600, importRows: 20_000 } as const;
 
+/**
+ * Fault rate multiplier of `sim-faults`: heavy (~7 faults a day on the default 256 GPUs) while the
+ * cluster stays mostly up (16% of GPUs out of service on average); at 100x, 82% are, and 20,000
+ * jobs wait for decades of simulated faults.
+ */
+const SIM_FAULTS_SCALE = 10;
+
 /** The benchmarks by name: each returns its figures. */
 const BENCHMARKS: Readonly<Record<string, (args: BenchArgs) => Promise<Figure[]>>> = {
   'sim-default': async () => {
@@ -46,10 +53,10 @@ const BENCHMARKS: Readonly<Record<string, (args: BenchArgs) => Promise<Figure[]>
     ];
   },
   'sim-faults': async (args) => {
-    const sets = [`workload.synthetic.jobs=${args.quick ? QUICK.faultJobs : 20000}`, 'policy=dlrover', 'faults.catalog=ant-2023', 'faults.scale=100'];
+    const sets = [`workload.synthetic.jobs=${args.quick ? QUICK.faultJobs : 20000}`, 'policy=dlrover', 'faults.catalog=ant-2023', `faults.scale=${SIM_FAULTS_SCALE}`];
     const r = await benchSimThroughput('scenarios/default.yaml', sets);
     return [
-      { bench: 'sim-faults', metric: 'wall time', value: r.seconds, unit: 's', target: `${r.jobs} jobs under dlrover, ant-2023 x 100, ${r.events} events` },
+      { bench: 'sim-faults', metric: 'wall time', value: r.seconds, unit: 's', target: `${r.jobs} jobs under dlrover, ant-2023 x ${SIM_FAULTS_SCALE}, ${r.events} events` },
       { bench: 'sim-faults', metric: 'events/s', value: r.eventsPerS, unit: '1/s', target: 'higher is better' },
     ];
   },

@@ -8,7 +8,7 @@ import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { ConfigError, InvariantError } from '../errors.js';
+import { assertNever, ConfigError, InvariantError } from '../errors.js';
 import { parseDurationS } from '../io/duration.js';
 import { type YamlPath, firstIssue, formatYamlPath, says, yamlErrorMap } from '../io/yaml-errors.js';
 import { firstLine, lineOf, readYamlText } from '../io/yaml-file.js';
@@ -442,3 +442,38 @@ export function totalRatePerGpuDay(catalog: FaultCatalog, gpusPerNode: number): 
   return total;
 }
 
+
+/** Mean of a repair-time distribution in seconds (0 for none): a lognormal's mean is its median × exp(σ²/2). */
+export function meanRepairS(repair: RepairTime): number {
+  switch (repair.kind) {
+    case 'none':
+      return 0;
+    case 'fixed':
+      return repair.seconds;
+    case 'exponential':
+      return repair.meanS;
+    case 'lognormal':
+      return repair.medianS * Math.exp((repair.sigma * repair.sigma) / 2);
+    default:
+      return assertNever(repair);
+  }
+}
+
+/**
+ * Long-run share of a cluster's GPUs out of service under a catalog: outages of a node (node or
+ * network down) and of one GPU arrive as Poisson processes and last their repair times, so the
+ * outages active at once are Poisson with mean rate × mean repair (an M/G/∞ system) and a GPU is
+ * usable only when none of its node's nor its own is. Hidden faults found late count from the fault.
+ */
+export function expectedDownShare(catalog: FaultCatalog, gpusPerNode: number): number {
+  let nodeOutages = 0;
+  let gpuOutages = 0;
+  for (const type of catalog.types) {
+    const effect = type.effect.kind;
+    const days = meanRepairS(type.repair) / 86_400;
+    const perNodeDay = type.ratePerNodeDay + type.ratePerGpuDay * gpusPerNode;
+    if (effect === 'node-down' || effect === 'network-down') nodeOutages += perNodeDay * days;
+    else if (effect === 'gpu-down') gpuOutages += (perNodeDay / Math.max(1, gpusPerNode)) * days;
+  }
+  return 1 - Math.exp(-(nodeOutages + gpuOutages));
+}

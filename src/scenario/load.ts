@@ -6,7 +6,7 @@ import { ConfigError } from '../errors.js';
 import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
 import type { JobSpec, LossCurveSpec, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
 import { convergenceStep } from '../model/observations.js';
-import { type FaultCatalog, loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
+import { expectedDownShare, type FaultCatalog, loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
 import { presetNames, presetStack } from '../policies/presets.js';
 import { policyEntry, policyIds, type PolicyKind } from '../policies/registry.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
@@ -142,7 +142,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
   if (doc.cluster.from !== undefined) checkGpuTypesAgainst(cluster, doc, locate);
   const traceJobs = doc.workload.trace ? await readTraceJobs(doc.workload.trace, file, locate, warnings) : [];
   const jobs = buildJobs(doc, file, seed, largestNodeGpus(cluster.nodes), traceJobs, locate);
-  const faults = doc.faults ? await resolveFaults(doc.faults, file, seed, cluster, locate) : null;
+  const faults = doc.faults ? await resolveFaults(doc.faults, file, seed, cluster, locate, warnings) : null;
   const bench = benchSettingsOf(doc, policy, locate);
   return {
     name: doc.name ?? basename(file, extname(file)),
@@ -245,6 +245,7 @@ async function resolveFaults(
   seed: number,
   cluster: ClusterSpec,
   locate: (path: YamlPath) => string,
+  warnings: string[],
 ): Promise<FaultSetup> {
   const path: YamlPath = ['faults'];
   const atPath = <T>(sub: YamlPath, make: () => T): T => {
@@ -265,6 +266,7 @@ async function resolveFaults(
   });
   const catalog = atPath(['overrides'], () => scaledCatalog(base, faults.scale, faults.overrides));
   checkFaultsPerDay(catalog, cluster, locate);
+  warnIfMostlyDown(catalog, cluster, locate, warnings);
   let replay: FaultOccurrence[] = [];
   if (faults.trace) {
     const traceFile = resolve(dirname(file), faults.trace.file);
@@ -278,6 +280,26 @@ async function resolveFaults(
 const MAX_RECOVERY_COUNT = 1_000_000;
 
 /** Throws at `faults.scale` when the catalog, scaled, expects more than MAX_FAULTS_PER_DAY faults a day on the cluster. */
+/** Share of GPUs out of service in the long run above which a scenario is warned that its jobs may never end. */
+const MOSTLY_DOWN_SHARE = 0.5;
+
+/**
+ * Warns (at faults.scale) when the catalog's outages keep more than half of the cluster's GPUs out
+ * of service on average: jobs then wait for rare windows of capacity, and a run without a horizon
+ * may simulate years of faults before its last job ends.
+ */
+function warnIfMostlyDown(catalog: FaultCatalog, cluster: ClusterSpec, locate: (path: YamlPath) => string, warnings: string[]): void {
+  const gpuNodes = cluster.nodes.filter((n) => n.gpus > 0);
+  if (gpuNodes.length === 0) return;
+  const gpusPerNode = gpuNodes.reduce((sum, n) => sum + n.gpus, 0) / gpuNodes.length;
+  const share = expectedDownShare(catalog, gpusPerNode);
+  if (share > MOSTLY_DOWN_SHARE) {
+    warnings.push(
+      `${locate(['faults', 'scale'])}: faults keep ${(share * 100).toFixed(0)}% of the GPUs out of service on average (rates × mean repair times); jobs may wait for years of simulated time (set sim.horizon, or lower the scale)`,
+    );
+  }
+}
+
 function checkFaultsPerDay(catalog: FaultCatalog, cluster: ClusterSpec, locate: (path: YamlPath) => string): void {
   let gpus = 0;
   for (const node of cluster.nodes) gpus += node.gpus;

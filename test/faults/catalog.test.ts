@@ -5,6 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import {
   exitClassOf,
+  expectedDownShare,
+  meanRepairS,
   type FaultCatalog,
   type FaultType,
   catalogNames,
@@ -15,6 +17,7 @@ import {
   totalRatePerGpuDay,
 } from '../../src/faults/catalog.js';
 import { infiniteHbdTypes } from '../../src/faults/trace-replay.js';
+import { faultType } from '../helpers.js';
 import { runNodeCheck } from '../../src/policies/recovery/node-check.js';
 
 /** The error `run` throws (it must throw a ConfigError). */
@@ -357,5 +360,31 @@ describe('foundByNodeCheck of slowdowns agrees with the node check', () => {
     expect(typeNamed(scaledCatalog(ant, 1, { 'gpu-thermal-slowdown': { effect: { kind: 'slowdown', factor: 0.6 } } }), 'gpu-thermal-slowdown').foundByNodeCheck).toBe(false);
     const error = configErrorOf(() => scaledCatalog(ant, 1, { 'gpu-thermal-slowdown': { foundByNodeCheck: true } }));
     expect(error.where).toBe('gpu-thermal-slowdown.foundByNodeCheck');
+  });
+});
+
+describe('expectedDownShare', () => {
+  const catalogOf = (types: FaultType[]): FaultCatalog => ({ name: 'test', description: 'test', source: 'test', types });
+  const nodeDown = { ...faultType('node', { kind: 'node-down' }), ratePerNodeDay: 0.1, repair: { kind: 'exponential' as const, meanS: 2 * 86_400 } };
+  const gpuDown = { ...faultType('gpu', { kind: 'gpu-down' }), ratePerGpuDay: 0.05, repair: { kind: 'fixed' as const, seconds: 86_400 } };
+  const crash = { ...faultType('crash', { kind: 'crash' }), ratePerGpuDay: 5 };
+
+  it('is the share of GPUs with an outage of their node or their own active, outages lasting their mean repair time', () => {
+    // 0.1 node outages a day × 2 days = 0.2 active per node; 0.05 per GPU-day × 1 day = 0.05 per GPU.
+    expect(expectedDownShare(catalogOf([nodeDown]), 8)).toBeCloseTo(1 - Math.exp(-0.2), 12);
+    expect(expectedDownShare(catalogOf([nodeDown, gpuDown]), 8)).toBeCloseTo(1 - Math.exp(-0.25), 12);
+    // Crashes take no hardware.
+    expect(expectedDownShare(catalogOf([crash]), 8)).toBe(0);
+  });
+
+  it('takes a lognormal repair at its mean, median × exp(σ²/2)', () => {
+    expect(meanRepairS({ kind: 'lognormal', medianS: 100, sigma: 1 })).toBeCloseTo(100 * Math.exp(0.5), 9);
+  });
+
+  it('keeps ant-2023 mostly up at its rates and at 10x, and not at 100x', () => {
+    const ant = loadCatalog('ant-2023');
+    expect(expectedDownShare(ant, 8)).toBeLessThan(0.05);
+    expect(expectedDownShare(scaledCatalog(ant, 10, {}), 8)).toBeLessThan(0.5);
+    expect(expectedDownShare(scaledCatalog(ant, 100, {}), 8)).toBeGreaterThan(0.5);
   });
 });
