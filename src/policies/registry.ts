@@ -5,6 +5,7 @@ import type { AutoscalePolicy } from './autoscale/types.js';
 import { createNoData } from './data/none.js';
 import type { DataPolicy } from './data/types.js';
 import { durationOption, positiveOption, shareOption } from './options.js';
+import { firstFitPlacement } from './placement/first-fit.js';
 import { packPlacement } from './placement/pack.js';
 import { spreadPlacement } from './placement/spread.js';
 import { topologyPlacement } from './placement/topology.js';
@@ -80,6 +81,7 @@ export const placementPolicies = {
   pack: plain(() => packPlacement),
   spread: plain(() => spreadPlacement),
   topology: plain(() => topologyPlacement),
+  'first-fit': plain(() => firstFitPlacement),
 } satisfies Record<string, PolicyEntry<PlacementPolicy>>;
 
 /**
