@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { formatChange } from '../../src/bench/baselines.js';
 import { checkBaselines, type RunAll } from '../../src/bench/check.js';
 import { runScenario } from '../../src/sim/run-scenario.js';
+import { recoveryScenario } from './recovery-scenario.js';
 
 const DIR = mkdtempSync(join(tmpdir(), 'dlsim-bench-check-'));
 afterAll(() => rmSync(DIR, { recursive: true, force: true }));
@@ -16,22 +17,7 @@ const runAll: RunAll = async (requests) => {
   return out;
 };
 
-/** A 16-node cluster with one elastic training job for three days under 10x Ant's fault rates: recovery matters. */
-const SCENARIO = `name: recovery-week
-seed: 1
-policy: dlrover
-compare: [fifo, dlrover]
-baselineSeeds: 2
-cluster:
-  nodes:
-    - {group: a100, count: 16, gpus: 8, gpuType: A100, cpuCores: 96, memGiB: 1024}
-workload:
-  jobs:
-    - {id: llm, kind: allreduce, replicas: 14, gpus: 8, cpuCores: 64, memGiB: 800, duration: 3d, stepTime: 10s, startup: 10m, elastic: {min: 10, max: 14, unit: 1}, checkpoint: {interval: 1h, save: 5m, load: 5m}}
-faults:
-  catalog: ant-2023
-  scale: 10
-`;
+const SCENARIO = recoveryScenario('recovery-week', '3d');
 
 describe('the baseline check', () => {
   it('finds no change when nothing changed, and names scenario, preset, seed, metric and old → new when a policy constant changes', async () => {

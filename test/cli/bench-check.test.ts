@@ -3,26 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dlsim } from '../cli-run.js';
+import { recoveryScenario } from '../bench/recovery-scenario.js';
 
 const DIR = mkdtempSync(join(tmpdir(), 'dlsim-bench-cli-'));
 afterAll(() => rmSync(DIR, { recursive: true, force: true }));
 
-/** A small cluster with one elastic job under 10x Ant's fault rates, run under fifo and dlrover. */
-const SCENARIO = `name: recovery-days
-seed: 1
-policy: dlrover
-compare: [fifo, dlrover]
-baselineSeeds: 2
-cluster:
-  nodes:
-    - {group: a100, count: 16, gpus: 8, gpuType: A100, cpuCores: 96, memGiB: 1024}
-workload:
-  jobs:
-    - {id: llm, kind: allreduce, replicas: 14, gpus: 8, cpuCores: 64, memGiB: 800, duration: 2d, stepTime: 10s, startup: 10m, elastic: {min: 10, max: 14, unit: 1}, checkpoint: {interval: 1h, save: 5m, load: 5m}}
-faults:
-  catalog: ant-2023
-  scale: 10
-`;
+const SCENARIO = recoveryScenario('recovery-days', '2d');
 
 describe('dlsim bench --check / --update', () => {
   const scenario = join(DIR, 'recovery-days.yaml');
