@@ -11,9 +11,6 @@ import type { JobSpec } from '../model/job-spec.js';
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
 import { trueUsage, type RoleShape, type RoleUsage, type UsageSample } from '../model/usage.js';
 
-/** Seconds between two samples when a scenario does not say: DLRover's job master checks every 30 s (REFERENCE §2). */
-export const DEFAULT_SAMPLE_PERIOD_S = 30;
-
 /** Records kept per job: DLRover's job master keeps its last 50 (REFERENCE §2). */
 export const SAMPLES_KEPT = 50;
 
