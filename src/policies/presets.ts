@@ -22,6 +22,13 @@ export const presets: Readonly<Record<string, PolicyStack>> = {
     autoscale: 'none',
     description: 'strict arrival order, gang start, packed placement, manual recovery, no auto-scaling',
   },
+  'fifo-backfill': {
+    scheduling: 'fifo-backfill',
+    placement: 'pack',
+    recovery: 'manual',
+    autoscale: 'none',
+    description: 'arrival order with backfilling: jobs that do not fit are skipped and later ones that fit start (the Alibaba PAI simulator\'s FIFO)',
+  },
   dlrover: {
     scheduling: 'fifo',
     placement: 'pack',

@@ -56,7 +56,8 @@ function plain<P>(create: (handle: PolicyHandle) => P): PolicyEntry<P> {
 
 /** Scheduling policies by id: one line each. */
 export const schedulingPolicies = {
-  fifo: plain(() => createFifo()),
+  fifo: withOptions(z.strictObject({ backfill: z.boolean().optional() }), (_handle, o) => createFifo(o.backfill === undefined ? {} : { backfill: o.backfill })),
+  'fifo-backfill': plain(() => createFifo({ backfill: true })),
   optimus: withOptions(z.strictObject({ tick: durationOption.optional() }), (handle, o) => createOptimus({ resizePauseS: handle.params.resizePauseS, ...(o.tick === undefined ? {} : { tickS: o.tick }) })),
   sjf: plain(() => createSjf()),
   drf: plain((handle) => createDrf({ userWeights: handle.userWeights })),

@@ -43,3 +43,20 @@ describe('fifo scheduling', () => {
     expect(result.summary.jobs).toEqual({ submitted: 2, completed: 1, failed: 1, unfinished: 0 });
   });
 });
+
+describe('fifo with backfilling', () => {
+  it('starts a later job that fits while the head job waits, where strict fifo blocks it', () => {
+    // "big" holds 12 of 16 GPUs; "gang" (2x8) waits for it; "small" (1 GPU) fits beside "big".
+    const jobs = [batchJob('big', 0, 4, 100, 3), batchJob('gang', 10, 8, 50, 2), batchJob('small', 20, 1, 10)];
+    const backfilled = simulate(scenarioOf(gpuCluster(2, 8), jobs, { policy: 'fifo-backfill' }), { checkInvariants: true });
+    expect(startTimes(backfilled)).toEqual({ big: 0, gang: 100, small: 20 });
+    const strict = simulate(scenarioOf(gpuCluster(2, 8), jobs), { checkInvariants: true });
+    expect(startTimes(strict)).toEqual({ big: 0, gang: 100, small: 150 });
+  });
+
+  it('is fifo with the backfill option, from a scenario', () => {
+    const jobs = [batchJob('big', 0, 4, 100, 3), batchJob('gang', 10, 8, 50, 2), batchJob('small', 20, 1, 10)];
+    const viaOption = simulate(scenarioOf(gpuCluster(2, 8), jobs, { policies: { scheduling: { name: 'fifo', options: { backfill: true } } } }), { checkInvariants: true });
+    expect(startTimes(viaOption)).toEqual({ big: 0, gang: 100, small: 20 });
+  });
+});
