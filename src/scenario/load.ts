@@ -450,7 +450,16 @@ async function readTraceJobs(
   if (outOfBounds) throw outOfBounds;
   if (jobs.length === 0) throw new ConfigError(locate(['workload', 'trace']), noJobError(files, skipped).message);
   if (skipped.total > 0) warnings.push(`workload.trace: ${skipped.describe()}`);
-  return jobs;
+  return trace.arrivalsPerMinute === undefined ? jobs : retimedArrivals(jobs, trace.arrivalsPerMinute);
+}
+
+/**
+ * Arrivals re-timed as the Alibaba PAI simulator replays a job list: jobs in (submit time, id)
+ * order, job k submitted at floor(k / perMinute) minutes; durations and work are kept.
+ */
+export function retimedArrivals(jobs: readonly JobSpec[], perMinute: number): JobSpec[] {
+  const ordered = [...jobs].sort((a, b) => a.submitS - b.submitS || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return ordered.map((job, k) => ({ ...job, submitS: Math.floor(k / perMinute) * 60 }));
 }
 
 /** A trace job with its times scaled: work as `timeScale` (fixed-speed jobs: seconds), submission as timeScale/loadScale. */

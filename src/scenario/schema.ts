@@ -302,10 +302,16 @@ const traceSchema = z.strictObject(
     limit: countUpTo(MAX_JOBS).optional(),
     timeScale: positiveNumber.default(1),
     loadScale: positiveNumber.default(1),
+    // Re-timed arrivals, as the Alibaba PAI simulator replays a job list: N jobs a minute in (submit time, id) order.
+    arrivalsPerMinute: countUpTo(MAX_JOBS).optional(),
     strict: z.boolean(says('expected true or false')).default(false),
   },
   says('expected a mapping with format and files'),
-);
+).superRefine((trace, ctx) => {
+  if (trace.arrivalsPerMinute !== undefined && trace.loadScale !== 1) {
+    ctx.addIssue({ code: 'custom', path: ['arrivalsPerMinute'], message: 'arrivalsPerMinute sets every submission time: it cannot be combined with loadScale' });
+  }
+});
 
 const workloadSchema = z
   .strictObject(
