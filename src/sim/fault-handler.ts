@@ -7,6 +7,7 @@ import { RateInjector } from '../faults/rate-injector.js';
 import type { TaskPlacement } from '../model/allocation.js';
 import { CapacityScratch } from '../model/capacity.js';
 import type { ClusterState } from '../model/cluster-state.js';
+import { restartSteps } from '../model/checkpoint.js';
 import type { PauseStep } from '../model/pause.js';
 import type {
   CrashCause,
@@ -89,7 +90,7 @@ export class FaultHandler {
 
   /** What restarting a job's training processes costs after `before`: their start-up, then the checkpoint load. */
   private restartSteps(job: JobRuntime, ...before: PauseStep[]): PauseStep[] {
-    return [...before, { kind: 'starting', seconds: job.spec.startupS ?? 0 }, { kind: 'loading', seconds: this.checkpointLoadS(job) }];
+    return restartSteps(job.spec, this.recovery.checkpointCosts, ...before);
   }
 
   /** A crashed job joins the queue again (at its end, like a new submission). */
@@ -487,12 +488,6 @@ export class FaultHandler {
     let factor = 1;
     for (const task of tasks) if (task.nodeIndex === nodeIndex) factor = Math.min(factor, this.faults.speedFactor(nodeIndex, task.gpuIndices));
     return factor;
-  }
-
-  /** Seconds a restart spends loading the job's last checkpoint (the recovery stack's cost when it sets one). */
-  private checkpointLoadS(job: JobRuntime): number {
-    if (!job.spec.checkpoint) return 0;
-    return this.recovery.checkpointCosts?.loadS ?? job.spec.checkpoint.loadS;
   }
 
   /** Running jobs holding the GPU (or, with gpuIndex null, anything on the node), in start order; cost: the jobs on the node. */

@@ -2,13 +2,12 @@ import type { Engine } from '../engine/engine.js';
 import { InvariantError } from '../errors.js';
 import type { AuxTask, Eviction, TaskPlacement } from '../model/allocation.js';
 import type { ClusterState } from '../model/cluster-state.js';
-import { FLASH_SAVE_BLOCK_S } from '../model/job-spec.js';
+import { restartSteps, saveBlockS, type CheckpointCosts } from '../model/checkpoint.js';
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
 import { isRecoveryPause, type PauseStep } from '../model/pause.js';
-import { demandIn, shapeOfTasks } from '../model/shape.js';
+import { demandIn, replicasIn, shapeOfTasks } from '../model/shape.js';
 import { stepsPerS } from '../model/speed.js';
 import type { ReshapePause } from '../policies/decision.js';
-import type { CheckpointCosts } from '../policies/recovery/types.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import type { FaultTracker } from './fault-tracker.js';
@@ -226,22 +225,16 @@ export class JobControl {
    */
   finishReshape(job: JobRuntime, pause: ReshapePause): void {
     job.reshapes++;
-    if (pause === 'checkpoint-restore' && job.spec.checkpoint) {
-      // The reshape's save is a checkpoint like any other: a later crash rolls back to it.
-      job.previousCheckpointedSteps = job.checkpointedSteps;
-      job.checkpointedSteps = job.storedProgressSteps;
-      job.trainedSinceCheckpointS = 0;
-    }
+    // The reshape's save is a checkpoint like any other: a later crash rolls back to it.
+    if (pause === 'checkpoint-restore' && job.spec.checkpoint) markCheckpoint(job, job.storedProgressSteps);
     this.takeShape(job);
     if (pause === 'none') return;
-    const startup: PauseStep = { kind: 'starting', seconds: job.spec.startupS ?? 0 };
     if (pause === 'restart') {
-      this.pause(job, [...this.resizePause(), startup], false);
+      this.pause(job, [...this.resizePause(), { kind: 'starting', seconds: job.spec.startupS ?? 0 }], false);
       return;
     }
-    const saveS = job.spec.checkpoint ? (this.checkpointCosts?.saveS ?? job.spec.checkpoint.saveS) : 0;
-    const loadS = job.spec.checkpoint ? (this.checkpointCosts?.loadS ?? job.spec.checkpoint.loadS) : 0;
-    this.pause(job, [{ kind: 'resizing', seconds: this.scenario.params.resizePauseS + saveS }, startup, { kind: 'loading', seconds: loadS }], false);
+    const saveS = job.spec.checkpoint ? saveBlockS(job.spec.checkpoint, this.checkpointCosts) : 0;
+    this.pause(job, restartSteps(job.spec, this.checkpointCosts, { kind: 'resizing', seconds: this.scenario.params.resizePauseS + saveS }), false);
   }
 
   /** Gives a running job auxiliary tasks on idle capacity. */
@@ -339,25 +332,21 @@ export class JobControl {
   takeShape(job: JobRuntime): void {
     const tasks = this.cluster.tasksOf(job.spec.id) ?? [];
     checkShape(job.spec, tasks, this.decidedBy);
-    job.workers = 0;
-    job.ps = 0;
+    job.shape = shapeOfTasks(job.spec, tasks);
+    job.workers = replicasIn(job.shape, 'worker');
+    job.ps = replicasIn(job.shape, 'ps');
     job.gpus = 0;
     job.cpuMilli = 0;
     const racks = new Set<string>();
     for (const task of tasks) {
-      job.nodesUsed.add(this.cluster.nodes[task.nodeIndex]!.name);
-      if (task.role === 'worker') {
-        job.workers++;
-        racks.add(this.cluster.nodes[task.nodeIndex]!.rack);
-      } else if (task.role === 'ps') {
-        job.ps++;
-      }
+      const node = this.cluster.nodes[task.nodeIndex]!;
+      job.nodesUsed.add(node.name);
+      if (task.role === 'worker') racks.add(node.rack);
       job.gpus += (task.gpuIndices.length * task.demand.gpuMilli) / 1000;
       job.cpuMilli += task.demand.cpuMilli;
     }
     job.gpusWhenRunning = job.gpus;
     job.cpuMilliWhenRunning = job.cpuMilli;
-    job.shape = shapeOfTasks(job.spec, tasks);
     const crossRack = job.spec.kind === 'allreduce' && racks.size > 1;
     const psCpuMilli = demandIn(job.shape, 'ps')?.cpuMilli;
     const shape = psCpuMilli === undefined ? { workers: job.workers, ps: job.ps } : { workers: job.workers, ps: job.ps, psCpuMilli };
@@ -431,7 +420,7 @@ export class JobControl {
   /** Updates the job's share of busy GPUs and reschedules its finish and its next checkpoint for its current rate. */
   refreshRate(job: JobRuntime): void {
     this.busyGpus -= job.busyGpusCounted;
-    job.busyGpusCounted = job.rateStepsPerS > 0 ? job.gpus * job.speedFactor * job.faultSlowdown : 0;
+    job.busyGpusCounted = job.rateStepsPerS > 0 ? job.gpus * job.speedFactor * job.hardwareFactor : 0;
     this.busyGpus += job.busyGpusCounted;
     job.epoch++;
     const finishS = job.finishTimeS();
@@ -453,7 +442,7 @@ export class JobControl {
     const checkpoint = job.spec.checkpoint!;
     job.saving = true;
     job.savingSteps = job.storedProgressSteps;
-    job.savingUntilS = this.engine.nowS + (checkpoint.flash ? FLASH_SAVE_BLOCK_S : (this.checkpointCosts?.saveS ?? checkpoint.saveS));
+    job.savingUntilS = this.engine.nowS + saveBlockS(checkpoint, this.checkpointCosts);
     this.refreshRate(job);
   }
 
@@ -461,9 +450,7 @@ export class JobControl {
   finishCheckpoint(job: JobRuntime): void {
     job.advanceTo(this.engine.nowS);
     job.saving = false;
-    job.previousCheckpointedSteps = job.checkpointedSteps;
-    job.checkpointedSteps = job.savingSteps;
-    job.trainedSinceCheckpointS = 0;
+    markCheckpoint(job, job.savingSteps);
     this.refreshRate(job);
   }
 
@@ -535,4 +522,11 @@ export class JobControl {
       throw new InvariantError(`${this.decidedBy}: cannot ${action} job ${job.spec.id} in phase ${job.phase}`);
     }
   }
+}
+
+/** A completed save of `steps`: it becomes the job's last checkpoint (the one before it, the one silent corruption rolls back to). */
+function markCheckpoint(job: JobRuntime, steps: number): void {
+  job.previousCheckpointedSteps = job.checkpointedSteps;
+  job.checkpointedSteps = steps;
+  job.trainedSinceCheckpointS = 0;
 }

@@ -209,12 +209,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** Current speed in steps per second (0 unless running, not paused, not hung, not crashed and not saving). */
   get rateStepsPerS(): number {
     if (this.phase !== 'running' || this.paused || this.hung || this.crashed || this.saving) return 0;
-    return this.baseRateStepsPerS * this.speedFactor * this.faultSlowdown;
-  }
-
-  /** Multiplier on speed from slowdown faults of the job's hardware (1 without any). */
-  get faultSlowdown(): number {
-    return this.hardwareFactor;
+    return this.baseRateStepsPerS * this.speedFactor * this.hardwareFactor;
   }
 
   /** Steps done up to `lastUpdateS`: the stored value the simulation's own accounting reads and writes. */
@@ -278,7 +273,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
       } else {
         this.stepsAtUpdate = this.stepsAfter(dtS);
         this.runningS += dtS;
-        this.slowedS += (1 - this.faultSlowdown) * dtS;
+        this.slowedS += (1 - this.hardwareFactor) * dtS;
         this.trainedSinceCheckpointS += dtS;
       }
     } else if (this.phase === 'queued') {

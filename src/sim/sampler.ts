@@ -24,7 +24,7 @@ export const CPU_USAGE_NOISE = 0.05;
 export const MEM_USAGE_NOISE = 0.02;
 
 /** A job's current truth, as the simulation knows it: spec, runtime shape and steps/s. */
-export interface JobTruth {
+export interface UsageTruth {
   readonly jobId: string;
   readonly spec: JobSpec;
   readonly shape: readonly RoleShape[];
@@ -34,7 +34,7 @@ export interface JobTruth {
 /** Where the sampler reads a listened job's current truth. */
 export interface TruthSource {
   /** The job's truth now; called only for listened jobs. */
-  truthOf(jobId: string): JobTruth;
+  truthOf(jobId: string): UsageTruth;
 }
 
 /** How the sampler samples. */
@@ -127,7 +127,7 @@ export class Sampler {
     return [...history.records.slice(history.start), ...history.records.slice(0, history.start)];
   }
 
-  private measure(truth: JobTruth, atS: number, index: number): UsageSample {
+  private measure(truth: UsageTruth, atS: number, index: number): UsageSample {
     const usage = trueUsage(truth.spec, truth.shape, truth.stepsPerS);
     const key = `dlsim:${this.seed}:usage:${truth.jobId}`;
     const roles = usage.roles.map((r, i): RoleUsage => {

@@ -2,8 +2,8 @@ import { Engine } from '../engine/engine.js';
 import { assertNever, InvariantError } from '../errors.js';
 import { CapacityScratch } from '../model/capacity.js';
 import { ClusterState } from '../model/cluster-state.js';
-import { youngDalyIntervalS } from '../model/checkpoint.js';
-import { FLASH_SAVE_BLOCK_S, requestedGpus } from '../model/job-spec.js';
+import { saveBlockS, youngDalyIntervalS, type CheckpointCosts } from '../model/checkpoint.js';
+import { requestedGpus } from '../model/job-spec.js';
 import { totalRatePerGpuDay } from '../faults/catalog.js';
 import { buildSummary, type RunSummary } from '../metrics/summary.js';
 import { UsageMeter } from '../metrics/usage-meter.js';
@@ -98,7 +98,7 @@ export class Simulation {
       this.engine.scheduleAt(firstSubmitS, { kind: 'job-arrival', jobIndex: 0 });
       this.host.start(firstSubmitS);
     }
-    for (const job of this.jobs) job.checkpointIntervalS = checkpointIntervalS(job, scenario, this.recovery.checkpointCosts?.saveS);
+    for (const job of this.jobs) job.checkpointIntervalS = checkpointIntervalS(job, scenario, this.recovery.checkpointCosts);
     this.faultHandler = new FaultHandler({
       engine: this.engine,
       cluster: this.cluster,
@@ -265,7 +265,7 @@ export function simulate(scenario: Scenario, options: SimOptions = {}): SimResul
 }
 
 /** A job's checkpoint interval in training seconds, from its spec and, for 'auto', the scenario's fault rates (at least one nominal step). */
-function checkpointIntervalS(job: JobRuntime, scenario: Scenario, stackSaveS: number | undefined): number {
+function checkpointIntervalS(job: JobRuntime, scenario: Scenario, costs: CheckpointCosts | undefined): number {
   const checkpoint = job.spec.checkpoint;
   if (!checkpoint) return Infinity;
   if (checkpoint.intervalS !== 'auto') return checkpoint.intervalS;
@@ -273,7 +273,7 @@ function checkpointIntervalS(job: JobRuntime, scenario: Scenario, stackSaveS: nu
   const gpusPerNode = gpuNodes.length > 0 ? gpuNodes.reduce((sum, n) => sum + n.gpus, 0) / gpuNodes.length : 8;
   const perGpuDay = scenario.faults ? totalRatePerGpuDay(scenario.faults.catalog, gpusPerNode) : 0;
   const failuresPerS = (perGpuDay / 86_400) * Math.max(1, requestedGpus(job.spec));
-  const intervalS = youngDalyIntervalS(checkpoint.flash ? FLASH_SAVE_BLOCK_S : (stackSaveS ?? checkpoint.saveS), failuresPerS);
+  const intervalS = youngDalyIntervalS(saveBlockS(checkpoint, costs), failuresPerS);
   // A save costing nothing gives an interval of 0: saves are taken at step boundaries, at most one per step.
   return Math.max(intervalS, 1 / job.nominalRateStepsPerS);
 }

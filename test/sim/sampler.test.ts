@@ -4,7 +4,7 @@ import { SPEED_NOISE } from '../../src/model/observations.js';
 import { stepsPerS } from '../../src/model/speed.js';
 import { trueUsage, type RoleShape } from '../../src/model/usage.js';
 import type { UsageSample } from '../../src/model/usage.js';
-import { CPU_USAGE_NOISE, MEM_USAGE_NOISE, Sampler, SAMPLES_KEPT, type JobTruth, type TruthSource } from '../../src/sim/sampler.js';
+import { CPU_USAGE_NOISE, MEM_USAGE_NOISE, Sampler, SAMPLES_KEPT, type UsageTruth, type TruthSource } from '../../src/sim/sampler.js';
 import { allreduceJob, psJob } from '../helpers.js';
 
 const PS_DEMAND: ReplicaDemand = { gpus: 0, gpuMilli: 1000, cpuMilli: 8000, memMiB: 8192 };
@@ -12,7 +12,7 @@ const PS_DEMAND: ReplicaDemand = { gpus: 0, gpuMilli: 1000, cpuMilli: 8000, memM
 /** A truth source over fixed jobs, each at its requested shape and model speed, counting reads. */
 class FixedTruth implements TruthSource {
   reads = 0;
-  private readonly truths = new Map<string, JobTruth>();
+  private readonly truths = new Map<string, UsageTruth>();
 
   constructor(specs: readonly JobSpec[]) {
     for (const spec of specs) {
@@ -23,7 +23,7 @@ class FixedTruth implements TruthSource {
     }
   }
 
-  truthOf(jobId: string): JobTruth {
+  truthOf(jobId: string): UsageTruth {
     this.reads++;
     const truth = this.truths.get(jobId);
     if (!truth) throw new Error(`no job ${jobId}`);

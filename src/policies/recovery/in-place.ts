@@ -1,10 +1,11 @@
 import type { TaskPlacement } from '../../model/allocation.js';
+import { restartSteps, type CheckpointCosts } from '../../model/checkpoint.js';
 import type { CapacityScratch } from '../../model/capacity.js';
 import type { ReplicaDemand } from '../../model/job-spec.js';
 import type { PauseStep } from '../../model/pause.js';
 import type { JobView } from '../types.js';
 import { runNodeCheck } from './node-check.js';
-import type { CheckpointCosts, CrashCause, GrowBackContext, GrowPlan, InPlacePlan, RecoveryCleanup, RecoveryContext, RecoveryPlan } from './types.js';
+import type { CrashCause, GrowBackContext, GrowPlan, InPlacePlan, RecoveryCleanup, RecoveryContext, RecoveryPlan } from './types.js';
 
 /** How an in-place recovery of one crash goes, in seconds where timed. */
 export interface InPlaceSettings {
@@ -160,13 +161,7 @@ export class InPlaceRecovery {
 
   /** What restarting a job's training processes costs after `before`: their start-up, then the checkpoint load. */
   private restartSteps(job: JobView, ...before: PauseStep[]): PauseStep[] {
-    return [...before, { kind: 'starting', seconds: job.request.startupS ?? 0 }, { kind: 'loading', seconds: this.checkpointLoadS(job) }];
-  }
-
-  /** Seconds a restart spends loading the job's last checkpoint (the stack's cost when it sets one). */
-  private checkpointLoadS(job: JobView): number {
-    if (!job.request.checkpoint) return 0;
-    return this.checkpointCosts?.loadS ?? job.request.checkpoint.loadS;
+    return restartSteps(job.request, this.checkpointCosts, ...before);
   }
 
   /** Gives each replacement pod the relaunch count of the pod it replaces, plus one (role by role). */

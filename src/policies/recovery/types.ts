@@ -3,6 +3,7 @@ import type { TaskPlacement } from '../../model/allocation.js';
 import type { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { Role } from '../../model/job-spec.js';
+import type { CheckpointCosts } from '../../model/checkpoint.js';
 import type { PauseStep } from '../../model/pause.js';
 import type { JobView, PlacementPolicy } from '../types.js';
 
@@ -111,12 +112,6 @@ export interface GrowPlan {
   readonly pause: readonly PauseStep[];
   /** True when the job is back at its requested workers. */
   readonly done: boolean;
-}
-
-/** Checkpoint costs a recovery stack imposes (e.g. DLRover's flash checkpoint), in seconds. */
-export interface CheckpointCosts {
-  readonly saveS: number;
-  readonly loadS: number;
 }
 
 /** Decides how a job recovers from a crash. */
