@@ -1,6 +1,7 @@
 import type { TaskPlacement } from './allocation.js';
 import { GPU_MILLI, type NodeSpec } from './cluster-spec.js';
 import type { ClusterView } from './cluster-state.js';
+import { compareFitKeys, FitIndex, fitGroupOf, type FitKey } from './fit-index.js';
 import type { ReplicaDemand } from './job-spec.js';
 
 /** Free resources of one node inside a scratch copy. */
@@ -25,6 +26,8 @@ export class CapacityScratch {
   /** Nodes this scratch opened or closed to new tasks (a change a plan foresees), by whether they are open. */
   private readonly opened = new Map<number, boolean>();
   private wholeGpusTotal: number;
+  /** The nodes this scratch changed or opened, in fit-key order as it sees them (schedulable ones only). */
+  private readonly touchedFit: FitIndex;
 
   constructor(
     private readonly view: ClusterView,
@@ -32,6 +35,84 @@ export class CapacityScratch {
   ) {
     this.nodes = view.nodes;
     this.wholeGpusTotal = base === 'current' ? view.schedulableFreeWholeGpus : view.totalGpus;
+    this.touchedFit = new FitIndex((i) => fitGroupOf(this.nodes[i]!));
+  }
+
+  /** True when `bestFit` and `worstFit` can answer (a scratch of the current state; an 'empty' one is scanned). */
+  get indexed(): boolean {
+    return this.base === 'current';
+  }
+
+  /**
+   * The node first in best-fit order (least free GPU capacity, then least free CPU, then lowest
+   * index) among schedulable nodes of the groups (GPU models, '' for nodes without GPUs) with at
+   * least `minGpuMilli` free GPU capacity that `accepts` takes; null when none does. Costs the nodes
+   * passed over, not the cluster (an indexed scratch only).
+   */
+  bestFit(groups: readonly string[], minGpuMilli: number, accepts: (nodeIndex: number) => boolean): number | null {
+    const from: FitKey = [minGpuMilli, -Infinity, -Infinity];
+    const base = this.view.fitIndex();
+    let best: FitKey | null = null;
+    for (const group of groups) {
+      for (const [key, i] of base.ascending(group, from)) {
+        if (best !== null && compareFitKeys(key, best) >= 0) break;
+        if (this.isTouched(i) || !accepts(i)) continue;
+        best = key;
+        break;
+      }
+      for (const [key, i] of this.touchedFit.ascending(group, from)) {
+        if (best !== null && compareFitKeys(key, best) >= 0) break;
+        if (!accepts(i)) continue;
+        best = key;
+        break;
+      }
+    }
+    return best === null ? null : best[2];
+  }
+
+  /**
+   * The node first in worst-fit order (most free GPU capacity, then most free CPU, then lowest
+   * index) among schedulable nodes of the groups that `accepts` takes; null when none does (an
+   * indexed scratch only).
+   */
+  worstFit(groups: readonly string[], accepts: (nodeIndex: number) => boolean): number | null {
+    const base = this.view.fitIndex();
+    let best: FitKey | null = null;
+    const better = (key: FitKey): boolean => best === null || key[0] > best[0] || (key[0] === best[0] && (key[1] > best[1] || (key[1] === best[1] && key[2] < best[2])));
+    const scan = (entries: Iterable<[FitKey, number]>, skipTouched: boolean): void => {
+      for (const [key, i] of entries) {
+        // Descending order: once a key has less GPU or CPU than the best, nothing after it is better.
+        if (best !== null && (key[0] < best[0] || (key[0] === best[0] && key[1] < best[1]))) break;
+        if ((skipTouched && this.isTouched(i)) || !better(key) || !accepts(i)) continue;
+        best = key;
+      }
+    };
+    for (const group of groups) {
+      scan(base.descending(group), true);
+      scan(this.touchedFit.descending(group), false);
+    }
+    return best === null ? null : (best as FitKey)[2];
+  }
+
+  /** Calls `visit` once for every schedulable node of the groups with at least `minGpuMilli` free GPU capacity, in no set order (an indexed scratch only). */
+  forEachWithFreeGpu(groups: readonly string[], minGpuMilli: number, visit: (nodeIndex: number) => void): void {
+    const from: FitKey = [minGpuMilli, -Infinity, -Infinity];
+    const base = this.view.fitIndex();
+    for (const group of groups) {
+      for (const [, i] of base.ascending(group, from)) if (!this.isTouched(i)) visit(i);
+      for (const [, i] of this.touchedFit.ascending(group, from)) visit(i);
+    }
+  }
+
+  /** The groups (GPU models, '' for nodes without GPUs) a replica may use: GPU replicas those of allowed models, others every group. */
+  fitGroups(needsGpus: boolean, gpuTypes: readonly string[]): string[] {
+    const groups = new Set<string>([...this.view.fitIndex().groups(), ...this.touchedFit.groups()]);
+    const allowed: string[] = [];
+    for (const group of groups) {
+      if (needsGpus && (group === '' || (gpuTypes.length > 0 && !gpuTypes.includes(group)))) continue;
+      allowed.push(group);
+    }
+    return allowed;
   }
 
   /** True when the node takes new tasks (in an 'empty' scratch: every node). */
@@ -44,6 +125,7 @@ export class CapacityScratch {
     if (this.schedulable(nodeIndex) === open) return;
     this.wholeGpusTotal += (open ? 1 : -1) * this.free(nodeIndex).wholeGpus;
     this.opened.set(nodeIndex, open);
+    this.retouch(nodeIndex);
   }
 
   /** Takes one GPU out of this scratch only (a failure a plan foresees): nothing more can be placed on it. */
@@ -54,6 +136,7 @@ export class CapacityScratch {
       if (this.schedulable(nodeIndex)) this.wholeGpusTotal--;
     }
     free.gpuFreeMilli[gpuIndex] = 0;
+    this.retouch(nodeIndex);
   }
 
   /** Free whole GPUs over schedulable nodes: an upper bound on any whole-GPU request that can fit. */
@@ -111,6 +194,7 @@ export class CapacityScratch {
     const gpuIndices = takeReplica(free, demand);
     if (gpuIndices === null) return null;
     this.wholeGpusTotal -= wholeBefore - free.wholeGpus;
+    this.retouch(nodeIndex);
     return { role, nodeIndex, gpuIndices, demand };
   }
 
@@ -127,7 +211,19 @@ export class CapacityScratch {
       }
       free.cpuMilli += task.demand.cpuMilli;
       free.memMiB += task.demand.memMiB;
+      this.retouch(task.nodeIndex);
     }
+  }
+
+  /** True when this scratch changed or opened/closed the node (its place in the cluster's fit index is stale here). */
+  private isTouched(nodeIndex: number): boolean {
+    return this.overlay.has(nodeIndex) || this.opened.has(nodeIndex);
+  }
+
+  /** Puts a node this scratch changed at its new place among the touched nodes. */
+  private retouch(nodeIndex: number): void {
+    if (this.schedulable(nodeIndex)) this.touchedFit.set(nodeIndex, this.freeGpuMilli(nodeIndex), this.freeCpuMilli(nodeIndex));
+    else this.touchedFit.remove(nodeIndex);
   }
 
   private baseFree(nodeIndex: number): NodeFree {

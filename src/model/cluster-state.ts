@@ -1,6 +1,7 @@
 import { InvariantError } from '../errors.js';
 import type { AuxTask, Eviction, TaskPlacement } from './allocation.js';
 import { GPU_MILLI, type ClusterSpec, type NodeSpec } from './cluster-spec.js';
+import { FitIndex, fitGroupOf, type FitIndexView } from './fit-index.js';
 
 /** Health of a node: up (schedulable), cordoned (healthy but closed to new work), down (unusable). */
 export type NodeHealth = 'up' | 'cordoned' | 'down';
@@ -41,6 +42,8 @@ export interface ClusterView {
   readonly allocatedCpuMilli: number;
   /** Free whole GPUs over schedulable nodes (an upper bound for any job's whole-GPU demand). */
   readonly schedulableFreeWholeGpus: number;
+  /** Schedulable nodes in best-fit order per GPU group (free GPU capacity, free CPU, index), brought up to date when asked. */
+  fitIndex(): FitIndexView;
 }
 
 /** The cluster's runtime state: health and allocations, changed only through checked methods. */
@@ -66,6 +69,9 @@ export class ClusterState implements ClusterView {
   private allocatedGpuMilliTotal = 0;
   private allocatedCpuMilliTotal = 0;
   private schedulableWholeFree = 0;
+  private readonly fit: FitIndex;
+  /** Nodes whose place in the fit index is out of date (brought up to date when the index is read). */
+  private readonly staleFit = new Set<number>();
   /** Nodes changed since the last incremental check; null while changes are not tracked. */
   private changedNodes: Set<number> | null = null;
   /** Each node's share of the totals as last re-derived, and their sums (incremental check). */
@@ -88,6 +94,22 @@ export class ClusterState implements ClusterView {
     this.totalCpuMilli = spec.nodes.reduce((sum, n) => sum + n.cpuMilli, 0);
     this.totalMemMiB = spec.nodes.reduce((sum, n) => sum + n.memMiB, 0);
     this.schedulableWholeFree = this.totalGpus;
+    this.fit = new FitIndex((i) => fitGroupOf(this.nodes[i]!));
+    for (let i = 0; i < this.nodes.length; i++) this.staleFit.add(i);
+  }
+
+  fitIndex(): FitIndexView {
+    for (const i of this.staleFit) {
+      if (!this.schedulable(i)) {
+        this.fit.remove(i);
+        continue;
+      }
+      let gpuMilli = 0;
+      for (let g = 0; g < this.nodes[i]!.gpus; g++) gpuMilli += this.gpuFreeMilli(i, g);
+      this.fit.set(i, gpuMilli, this.freeCpuMilli(i));
+    }
+    this.staleFit.clear();
+    return this.fit;
   }
 
   nodeHealth(nodeIndex: number): NodeHealth {
@@ -259,6 +281,7 @@ export class ClusterState implements ClusterView {
   /** Changes a node's health; tasks already on a node that goes down stay until the simulation evicts them. */
   setNodeHealth(nodeIndex: number, health: NodeHealth): void {
     this.changedNodes?.add(nodeIndex);
+    this.staleFit.add(nodeIndex);
     const wasSchedulable = this.schedulable(nodeIndex);
     this.health[nodeIndex] = health;
     const delta = (this.schedulable(nodeIndex) ? 1 : 0) - (wasSchedulable ? 1 : 0);
@@ -270,6 +293,7 @@ export class ClusterState implements ClusterView {
     const gpus = this.gpuIsUp[nodeIndex]!;
     if (gpus[gpuIndex] === up) return;
     this.changedNodes?.add(nodeIndex);
+    this.staleFit.add(nodeIndex);
     const wasWholeFree = this.isWholeFree(nodeIndex, gpuIndex);
     gpus[gpuIndex] = up;
     this.adjustWholeFree(nodeIndex, (this.isWholeFree(nodeIndex, gpuIndex) ? 1 : 0) - (wasWholeFree ? 1 : 0));
@@ -439,6 +463,7 @@ export class ClusterState implements ClusterView {
   private apply(task: TaskPlacement, sign: 1 | -1): void {
     const i = task.nodeIndex;
     this.changedNodes?.add(i);
+    this.staleFit.add(i);
     for (const g of task.gpuIndices) {
       const wasWholeFree = this.isWholeFree(i, g);
       this.gpuUsedMilli[i]![g]! += sign * task.demand.gpuMilli;

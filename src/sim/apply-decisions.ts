@@ -56,12 +56,5 @@ export function applyDecisions(control: JobControl, decisions: readonly Decision
     if (decision.kind === 'resize') control.finishResize(jobs.get(decision)!);
     else if (decision.kind === 'reshape-role') control.finishReshape(jobs.get(decision)!, decision.pause);
   }
-  const started = new Set<JobRuntime>();
-  for (const decision of decisions) {
-    if (decision.kind !== 'start') continue;
-    const job = claim(decision.jobId);
-    control.start(job, decision.tasks);
-    started.add(job);
-  }
-  if (started.size > 0) control.removeStarted(started);
+  for (const decision of decisions) if (decision.kind === 'start') control.start(claim(decision.jobId), decision.tasks);
 }

@@ -12,6 +12,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import type { FaultTracker } from './fault-tracker.js';
 import { hardwareSpeedFactor, type JobRuntime } from './job-runtime.js';
+import { OrderedList } from './ordered-list.js';
 import { checkShape } from './shape-check.js';
 
 /** What the job control acts on: the run's engine, cluster, hardware faults and settings. */
@@ -41,8 +42,8 @@ export class JobControl {
   /** When each running job joined the running list, as a count of starts (orders jobs as the list does). */
   private readonly startOrders = new Map<JobRuntime, number>();
   private starts = 0;
-  private queue: JobRuntime[] = [];
-  private readonly runningList: JobRuntime[] = [];
+  private readonly queue = new OrderedList<JobRuntime>();
+  private readonly runningList = new OrderedList<JobRuntime>();
   private ended = 0;
   private changed = false;
   /** Auxiliary tasks taken back since the owners were last told (see takeEvictions). */
@@ -68,12 +69,22 @@ export class JobControl {
 
   /** Jobs waiting to start, in submission order. */
   get queued(): readonly JobRuntime[] {
-    return this.queue;
+    return this.queue.toArray();
+  }
+
+  /** How many jobs wait to start (without building the queue's array). */
+  get queuedCount(): number {
+    return this.queue.size;
+  }
+
+  /** How many jobs run (without building the running list's array). */
+  get runningCount(): number {
+    return this.runningList.size;
   }
 
   /** Jobs running, in start order. */
   get running(): readonly JobRuntime[] {
-    return this.runningList;
+    return this.runningList.toArray();
   }
 
   /** Jobs that ended for good (completed or failed). */
@@ -147,9 +158,10 @@ export class JobControl {
     this.ended++;
   }
 
-  /** Starts a queued job on these tasks (the caller removes it from the queue: see removeStarted). */
+  /** Starts a queued job on these tasks: it leaves the queue and joins the running list. */
   start(job: JobRuntime, tasks: readonly TaskPlacement[]): void {
     this.expectPhase(job, 'queued', 'start');
+    if (!this.queue.delete(job)) throw new InvariantError(`job ${job.spec.id} is queued but not in the queue`);
     const nowS = this.engine.nowS;
     job.advanceTo(nowS);
     this.allocate(job, tasks);
@@ -170,14 +182,6 @@ export class JobControl {
     }
     if (!job.paused) this.trainingStarted(job);
     this.checkBrokenStart(job);
-  }
-
-  /** Removes started jobs from the queue; the usual case, a prefix of it, is a cheap splice. */
-  removeStarted(started: ReadonlySet<JobRuntime>): void {
-    let prefix = 0;
-    while (prefix < this.queue.length && started.has(this.queue[prefix]!)) prefix++;
-    if (prefix === started.size) this.queue.splice(0, prefix);
-    else this.queue = this.queue.filter((job) => !started.has(job));
   }
 
   /** Stops a running job and queues it again in submission order, keeping its progress. */
@@ -501,18 +505,14 @@ export class JobControl {
     job.shape = [];
     job.hardwareFactor = 1;
     job.epoch++;
-    const index = this.runningList.indexOf(job);
-    if (index < 0) throw new InvariantError(`job ${job.spec.id} is not running`);
-    this.runningList.splice(index, 1);
+    if (!this.runningList.delete(job)) throw new InvariantError(`job ${job.spec.id} is not running`);
     this.changes.stopped.push(job);
   }
 
   /** Puts a job back in the queue in submission order. */
   private requeue(job: JobRuntime): void {
     const index = this.arrivalIndex.get(job)!;
-    let at = this.queue.length;
-    while (at > 0 && this.arrivalIndex.get(this.queue[at - 1]!)! > index) at--;
-    this.queue.splice(at, 0, job);
+    this.queue.insertFromBack(job, (other) => this.arrivalIndex.get(other)! <= index);
     this.changes.queued.push(job);
   }
 

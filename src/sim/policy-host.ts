@@ -157,31 +157,36 @@ export class PolicyHost {
 
   /** Runs the consulted kinds in their order (see the class comment); `recovery` grows shrunk jobs back after scheduling. */
   endOfInstant(recovery: GrowBackStage): void {
-    const { queued, running } = this.control;
-    if (this.control.dirty && (queued.length > 0 || running.length > 0)) {
+    if (this.control.dirty && (this.control.queuedCount > 0 || this.control.runningCount > 0)) {
       this.schedulePass();
       recovery.growBack();
     }
-    if (this.isDue('autoscale') && this.control.running.length > 0) this.consult('autoscale', this.autoscale.autoscale(this.observingContext()));
-    if (this.isDue('data') && this.control.running.length > 0) this.consult('data', this.data.data(this.observingContext()));
+    if (this.isDue('autoscale') && this.control.runningCount > 0) this.consult('autoscale', this.autoscale.autoscale(this.observingContext()));
+    if (this.isDue('data') && this.control.runningCount > 0) this.consult('data', this.data.data(this.observingContext()));
     for (let rounds = 0, evictions = this.control.takeEvictions(); evictions.length > 0; evictions = this.control.takeEvictions()) {
       if (++rounds > MAX_EVICTION_ROUNDS) throw new InvariantError(`${this.data.name}: auxiliary tasks still given way after ${MAX_EVICTION_ROUNDS} passes in one instant`);
       this.data.onEvicted?.(evictions);
-      if (this.control.running.length > 0) this.consult('data', this.data.data(this.observingContext()));
+      if (this.control.runningCount > 0) this.consult('data', this.data.data(this.observingContext()));
     }
     this.due.scheduling = this.due.autoscale = this.due.data = false;
     this.changedThisInstant.clear();
     // With nothing queued or running no scheduling pass reads the changes: they are dropped, not kept.
-    if (this.control.queued.length === 0 && this.control.running.length === 0) this.control.takeChanges();
+    if (this.control.queuedCount === 0 && this.control.runningCount === 0) this.control.takeChanges();
   }
 
   private schedulePass(): void {
     const nowS = this.engine.nowS;
+    const control = this.control;
     const context: SchedulingContext<JobRuntime> = {
       nowS,
       cluster: this.cluster,
-      queued: this.control.queued,
-      running: this.control.running,
+      // Built only when the policy reads them: an incremental policy keeps its own index from `changes`.
+      get queued() {
+        return control.queued;
+      },
+      get running() {
+        return control.running;
+      },
       placement: this.placement,
       scratch: () => new CapacityScratch(this.cluster),
       changes: this.control.takeChanges(),

@@ -37,6 +37,10 @@ export function packWithin(
     if (group.demand.gpuMilli >= GPU_MILLI) wholeGpusNeeded += group.remaining * group.demand.gpus;
   }
   if (wholeGpusNeeded > freeWholeGpus(scratch, within)) return null;
+  if (within === undefined && scratch.indexed) {
+    if (request.replicas.length === 1) return packOne(scratch, request.replicas[0]!, request.gpuTypes);
+    if (!gpuGroupsFit(scratch, groups, request.gpuTypes)) return null;
+  }
 
   const placed: TaskPlacement[] = [];
   let remaining = request.replicas.length;
@@ -58,6 +62,42 @@ export function packWithin(
     }
   }
   return placed;
+}
+
+/**
+ * One replica: every node that takes it takes exactly one, so the best is the first node in
+ * best-fit order that takes it (the same node the scan below finds), read from the fit index.
+ */
+function packOne(scratch: CapacityScratch, replica: PlacementRequest['replicas'][number], gpuTypes: readonly string[]): TaskPlacement[] | null {
+  const { demand } = replica;
+  const groups = scratch.fitGroups(demand.gpus > 0, gpuTypes);
+  const node = scratch.bestFit(groups, minFreeGpuMilli(demand), (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitCount(i, demand) > 0);
+  if (node === null) return null;
+  const task = scratch.reserve(node, replica.role, demand);
+  return task === null ? null : [task];
+}
+
+/**
+ * A necessary condition, read from the fit index: the nodes with room for them take every GPU
+ * replica of each shape (each counted alone). A gang that fails it fails the scan below as well,
+ * which then need not visit every node for its CPU-only replicas.
+ */
+function gpuGroupsFit(scratch: CapacityScratch, groups: readonly ReplicaGroup[], gpuTypes: readonly string[]): boolean {
+  for (const group of groups) {
+    if (group.demand.gpus === 0) continue;
+    let room = 0;
+    scratch.forEachWithFreeGpu(scratch.fitGroups(true, gpuTypes), minFreeGpuMilli(group.demand), (i) => {
+      if (room < group.remaining && nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes)) room += scratch.fitCount(i, group.demand);
+    });
+    if (room < group.remaining) return false;
+  }
+  return true;
+}
+
+/** The free GPU capacity (thousandths, summed over a node's GPUs) a node needs at least to take one replica. */
+export function minFreeGpuMilli(demand: ReplicaDemand): number {
+  if (demand.gpus === 0) return 0;
+  return demand.gpuMilli >= GPU_MILLI ? demand.gpus * GPU_MILLI : demand.gpuMilli;
 }
 
 function groupReplicas(request: PlacementRequest): ReplicaGroup[] {
@@ -90,22 +130,48 @@ function bestNode(
   let bestCount = 0;
   let bestLeftGpuMilli = Infinity;
   let bestLeftCpuMilli = Infinity;
-  for (let i = 0; i < scratch.nodes.length; i++) {
-    if (within !== undefined && !within.has(i)) continue;
+  const consider = (i: number): void => {
     const score = open.length === 1 ? scoreOneShape(scratch, i, open[0]!, gpuTypes) : scoreMixed(scratch, i, open, gpuTypes);
-    if (score === null) continue;
+    if (score === null) return;
     const { count, leftGpuMilli, leftCpuMilli } = score;
     if (
       count > bestCount ||
       (count === bestCount &&
-        (leftGpuMilli < bestLeftGpuMilli || (leftGpuMilli === bestLeftGpuMilli && leftCpuMilli < bestLeftCpuMilli)))
+        (leftGpuMilli < bestLeftGpuMilli ||
+          (leftGpuMilli === bestLeftGpuMilli && (leftCpuMilli < bestLeftCpuMilli || (leftCpuMilli === bestLeftCpuMilli && i < best!)))))
     ) {
       best = i;
       bestCount = count;
       bestLeftGpuMilli = leftGpuMilli;
       bestLeftCpuMilli = leftCpuMilli;
     }
+  };
+  if (within === undefined && scratch.indexed) {
+    // One replica left: every node that takes it takes one, so best fit decides (read from the fit index).
+    if (open.length === 1 && open[0]!.remaining === 1) {
+      const { demand } = open[0]!;
+      return scratch.bestFit(scratch.fitGroups(demand.gpus > 0, gpuTypes), minFreeGpuMilli(demand), (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitCount(i, demand) > 0);
+    }
+    // Nodes with room for a GPU replica, from the fit index; the others can take only the CPU-only replicas.
+    let minGpuMilli = Infinity;
+    let cpuOnlyRemaining = 0;
+    for (const group of open) {
+      if (group.demand.gpus > 0) minGpuMilli = Math.min(minGpuMilli, minFreeGpuMilli(group.demand));
+      else cpuOnlyRemaining += group.remaining;
+    }
+    const visited = new Set<number>();
+    if (minGpuMilli < Infinity) {
+      scratch.forEachWithFreeGpu(scratch.fitGroups(true, gpuTypes), minGpuMilli, (i) => {
+        visited.add(i);
+        consider(i);
+      });
+    }
+    if (cpuOnlyRemaining === 0 || bestCount > cpuOnlyRemaining) return best;
+    // A node without room for a GPU replica takes at most the CPU-only ones: it could still win or tie.
+    for (let i = 0; i < scratch.nodes.length; i++) if (!visited.has(i)) consider(i);
+    return best;
   }
+  for (let i = 0; i < scratch.nodes.length; i++) if (within === undefined || within.has(i)) consider(i);
   return best;
 }
 

@@ -35,6 +35,10 @@ export const spreadPlacement: PlacementPolicy = {
 
 /** The node that takes the replica with the most free GPU capacity (then CPU, then lowest index), or null. */
 function emptiestNode(scratch: CapacityScratch, demand: ReplicaDemand, gpuTypes: readonly string[]): number | null {
+  if (scratch.indexed) {
+    const accepts = (i: number): boolean => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitCount(i, demand) > 0;
+    return scratch.worstFit(scratch.fitGroups(demand.gpus > 0, gpuTypes), accepts);
+  }
   let best: number | null = null;
   let bestGpuMilli = -1;
   let bestCpuMilli = -1;

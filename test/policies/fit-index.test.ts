@@ -1,0 +1,108 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CapacityScratch } from '../../src/model/capacity.js';
+import type { NodeSpec } from '../../src/model/cluster-spec.js';
+import { ClusterState } from '../../src/model/cluster-state.js';
+import type { ReplicaDemand } from '../../src/model/job-spec.js';
+import { packPlacement } from '../../src/policies/placement/pack.js';
+import { spreadPlacement } from '../../src/policies/placement/spread.js';
+import type { PlacementPolicy, PlacementRequest } from '../../src/policies/types.js';
+
+/** The same scratch, made to answer by scanning every node instead of reading the fit index. */
+class ScanningScratch extends CapacityScratch {
+  override get indexed(): boolean {
+    return false;
+  }
+}
+
+const TYPES = ['A', 'B'] as const;
+
+const nodeArb = fc.record({
+  gpuType: fc.constantFrom<string | null>(null, ...TYPES),
+  gpus: fc.constantFrom(0, 1, 2, 4, 8),
+  cores: fc.integer({ min: 4, max: 64 }),
+});
+
+const demandArb: fc.Arbitrary<ReplicaDemand> = fc.oneof(
+  fc.record({ gpus: fc.constant(0), gpuMilli: fc.constant(1000), cpuMilli: fc.integer({ min: 1, max: 32 }).map((c) => c * 1000), memMiB: fc.constant(1024) }),
+  fc.record({ gpus: fc.constantFrom(1, 2, 4, 8), gpuMilli: fc.constant(1000), cpuMilli: fc.integer({ min: 0, max: 16 }).map((c) => c * 1000), memMiB: fc.constant(1024) }),
+  fc.record({ gpus: fc.constant(1), gpuMilli: fc.integer({ min: 1, max: 9 }).map((m) => m * 100), cpuMilli: fc.integer({ min: 0, max: 8 }).map((c) => c * 1000), memMiB: fc.constant(512) }),
+);
+
+const requestArb = fc.record({
+  demand: demandArb,
+  replicas: fc.integer({ min: 1, max: 3 }),
+  gpuTypes: fc.constantFrom<string[]>([], ['A'], ['B'], ['A', 'B']),
+  ps: fc.boolean(),
+});
+
+function nodesOf(specs: readonly { gpuType: string | null; gpus: number; cores: number }[]): NodeSpec[] {
+  return specs.map((s, i) => {
+    const gpus = s.gpuType === null ? 0 : s.gpus;
+    return { name: `n${i}`, group: 'g', gpuType: gpus === 0 ? null : s.gpuType, gpus, cpuMilli: s.cores * 1000, memMiB: 65_536, rack: `r${i % 2}` };
+  });
+}
+
+const PS_DEMAND: ReplicaDemand = { gpus: 0, gpuMilli: 1000, cpuMilli: 2000, memMiB: 1024 };
+
+/** A gang of identical workers, with a CPU-only parameter server first when `ps` (a gang of mixed shapes). */
+function requestOf(id: string, r: { demand: ReplicaDemand; replicas: number; gpuTypes: string[]; ps?: boolean }): PlacementRequest {
+  const workers = Array.from({ length: r.replicas }, () => ({ role: 'worker' as const, demand: r.demand }));
+  return { jobId: id, gpuTypes: r.gpuTypes, replicas: r.ps ? [{ role: 'ps' as const, demand: PS_DEMAND }, ...workers] : workers };
+}
+
+describe('best fit and worst fit through the fit index', () => {
+  for (const policy of [packPlacement, spreadPlacement] as PlacementPolicy[]) {
+    it(`${policy.name} places every request on the nodes a scan of the cluster picks, whatever the cluster and the scratch hold`, () => {
+      fc.assert(
+        fc.property(
+          fc.array(nodeArb, { minLength: 1, maxLength: 12 }),
+          fc.array(requestArb, { maxLength: 8 }),
+          fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 3 }),
+          fc.array(requestArb, { minLength: 1, maxLength: 24 }),
+          (specs, held, cordoned, asked) => {
+            const cluster = new ClusterState({ nodes: nodesOf(specs) });
+            // Jobs already running (placed by the policy itself), then some nodes closed.
+            held.forEach((r, k) => {
+              const tasks = policy.place(new ScanningScratch(cluster), requestOf(`held${k}`, r));
+              if (tasks) cluster.allocate(`held${k}`, tasks);
+            });
+            for (const i of cordoned) if (i < specs.length) cluster.setNodeHealth(i, i % 2 === 0 ? 'cordoned' : 'down');
+            // One pass: both scratches take the same requests in turn; a foreseen closure half way.
+            const indexed = new CapacityScratch(cluster);
+            const scanned = new ScanningScratch(cluster);
+            asked.forEach((r, k) => {
+              if (k === 3) for (const s of [indexed, scanned]) s.setSchedulable(0, !s.schedulable(0));
+              // A running job the plan stops: its tasks are free in the scratch, not yet in the cluster.
+              const stopped = cluster.tasksOf(`held${k}`);
+              if (stopped && k % 2 === 0) for (const s of [indexed, scanned]) s.unreserve(stopped);
+              const a = policy.place(indexed, requestOf(`ask${k}`, r));
+              const b = policy.place(scanned, requestOf(`ask${k}`, r));
+              expect(a).toEqual(b);
+              // A released gang frees its nodes again in both.
+              if (a && k % 3 === 1) {
+                indexed.unreserve(a);
+                scanned.unreserve(b!);
+              }
+            });
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+  }
+
+  it('answers for the cluster as it is now after tasks end and nodes return', () => {
+    const cluster = new ClusterState({ nodes: nodesOf([{ gpuType: 'A', gpus: 8, cores: 64 }, { gpuType: 'A', gpus: 8, cores: 64 }]) });
+    const one = { demand: { gpus: 4, gpuMilli: 1000, cpuMilli: 1000, memMiB: 1024 }, replicas: 1, gpuTypes: [], ps: false };
+    const first = packPlacement.place(new CapacityScratch(cluster), requestOf('a', one))!;
+    cluster.allocate('a', first);
+    // Best fit: the next 4-GPU task goes to the same, fuller node.
+    expect(packPlacement.place(new CapacityScratch(cluster), requestOf('b', one))![0]!.nodeIndex).toBe(first[0]!.nodeIndex);
+    cluster.setNodeHealth(first[0]!.nodeIndex, 'down');
+    expect(packPlacement.place(new CapacityScratch(cluster), requestOf('b', one))![0]!.nodeIndex).not.toBe(first[0]!.nodeIndex);
+    cluster.setNodeHealth(first[0]!.nodeIndex, 'up');
+    cluster.release('a');
+    expect(packPlacement.place(new CapacityScratch(cluster), requestOf('b', one))![0]!.nodeIndex).toBe(0);
+  });
+});
