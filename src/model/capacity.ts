@@ -1,7 +1,7 @@
 import type { TaskPlacement } from './allocation.js';
 import { GPU_MILLI, type NodeSpec } from './cluster-spec.js';
 import type { ClusterView } from './cluster-state.js';
-import { compareFitKeys, FitIndex, fitGroupOf, type FitKey } from './fit-index.js';
+import { compareFitKeys, FitIndex, fitGroupOf, visitFrom, type FitKey } from './fit-index.js';
 import type { ReplicaDemand } from './job-spec.js';
 
 /** Free resources of one node inside a scratch copy. */
@@ -46,28 +46,24 @@ export class CapacityScratch {
   /**
    * The node first in best-fit order (least free GPU capacity, then least free CPU, then lowest
    * index) among schedulable nodes of the groups (GPU models, '' for nodes without GPUs) with at
-   * least `minGpuMilli` free GPU capacity that `accepts` takes; null when none does. Costs the nodes
+   * least `minGpuMilli` free GPU capacity and `minCpuMilli` free CPU that `accepts` takes; null when none does. Costs the nodes
    * passed over, not the cluster (an indexed scratch only).
    */
-  bestFit(groups: readonly string[], minGpuMilli: number, accepts: (nodeIndex: number) => boolean): number | null {
+  bestFit(groups: readonly string[], minGpuMilli: number, minCpuMilli: number, accepts: (nodeIndex: number) => boolean): number | null {
     const from: FitKey = [minGpuMilli, -Infinity, -Infinity];
     const base = this.view.fitIndex();
     let best: FitKey | null = null;
+    const take = (skipTouched: boolean) => (key: FitKey, i: number): boolean => {
+      if (best !== null && compareFitKeys(key, best) >= 0) return true;
+      if ((skipTouched && this.isTouched(i)) || !accepts(i)) return false;
+      best = key;
+      return true;
+    };
     for (const group of groups) {
-      for (const [key, i] of base.ascending(group, from)) {
-        if (best !== null && compareFitKeys(key, best) >= 0) break;
-        if (this.isTouched(i) || !accepts(i)) continue;
-        best = key;
-        break;
-      }
-      for (const [key, i] of this.touchedFit.ascending(group, from)) {
-        if (best !== null && compareFitKeys(key, best) >= 0) break;
-        if (!accepts(i)) continue;
-        best = key;
-        break;
-      }
+      visitFrom(base, group, from, minCpuMilli, take(true));
+      visitFrom(this.touchedFit, group, from, minCpuMilli, take(false));
     }
-    return best === null ? null : best[2];
+    return best === null ? null : (best as FitKey)[2];
   }
 
   /**
@@ -94,13 +90,19 @@ export class CapacityScratch {
     return best === null ? null : (best as FitKey)[2];
   }
 
-  /** Calls `visit` once for every schedulable node of the groups with at least `minGpuMilli` free GPU capacity, in no set order (an indexed scratch only). */
-  forEachWithFreeGpu(groups: readonly string[], minGpuMilli: number, visit: (nodeIndex: number) => void): void {
+  /** Calls `visit` once for every schedulable node of the groups with at least `minGpuMilli` free GPU capacity and `minCpuMilli` free CPU, in no set order (an indexed scratch only). */
+  forEachWithFree(groups: readonly string[], minGpuMilli: number, minCpuMilli: number, visit: (nodeIndex: number) => void): void {
     const from: FitKey = [minGpuMilli, -Infinity, -Infinity];
     const base = this.view.fitIndex();
     for (const group of groups) {
-      for (const [, i] of base.ascending(group, from)) if (!this.isTouched(i)) visit(i);
-      for (const [, i] of this.touchedFit.ascending(group, from)) visit(i);
+      visitFrom(base, group, from, minCpuMilli, (_, i) => {
+        if (!this.isTouched(i)) visit(i);
+        return false;
+      });
+      visitFrom(this.touchedFit, group, from, minCpuMilli, (_, i) => {
+        visit(i);
+        return false;
+      });
     }
   }
 

@@ -42,6 +42,10 @@ export interface ClusterView {
   readonly allocatedCpuMilli: number;
   /** Free whole GPUs over schedulable nodes (an upper bound for any job's whole-GPU demand). */
   readonly schedulableFreeWholeGpus: number;
+  /** How many times some node's free capacity grew (tasks ended, a node or GPU came back): a mark for `grownNodesSince`. */
+  readonly growthCount: number;
+  /** Nodes whose free capacity grew after the mark `growthCount` had (repeats possible), oldest first. */
+  grownNodesSince(mark: number): readonly number[];
   /** Schedulable nodes in best-fit order per GPU group (free GPU capacity, free CPU, index), brought up to date when asked. */
   fitIndex(): FitIndexView;
 }
@@ -70,6 +74,8 @@ export class ClusterState implements ClusterView {
   private allocatedCpuMilliTotal = 0;
   private schedulableWholeFree = 0;
   private readonly fit: FitIndex;
+  /** Nodes whose free capacity grew, one entry per growth (see grownNodesSince). */
+  private readonly growth: number[] = [];
   /** Nodes whose place in the fit index is out of date (brought up to date when the index is read). */
   private readonly staleFit = new Set<number>();
   /** Nodes changed since the last incremental check; null while changes are not tracked. */
@@ -96,6 +102,14 @@ export class ClusterState implements ClusterView {
     this.schedulableWholeFree = this.totalGpus;
     this.fit = new FitIndex((i) => fitGroupOf(this.nodes[i]!));
     for (let i = 0; i < this.nodes.length; i++) this.staleFit.add(i);
+  }
+
+  get growthCount(): number {
+    return this.growth.length;
+  }
+
+  grownNodesSince(mark: number): readonly number[] {
+    return this.growth.slice(mark);
   }
 
   fitIndex(): FitIndexView {
@@ -286,6 +300,7 @@ export class ClusterState implements ClusterView {
     this.health[nodeIndex] = health;
     const delta = (this.schedulable(nodeIndex) ? 1 : 0) - (wasSchedulable ? 1 : 0);
     this.schedulableWholeFree += delta * this.wholeFree[nodeIndex]!;
+    if (delta > 0) this.growth.push(nodeIndex);
   }
 
   /** Marks one GPU up or down; a down GPU is never allocated. */
@@ -296,6 +311,7 @@ export class ClusterState implements ClusterView {
     this.staleFit.add(nodeIndex);
     const wasWholeFree = this.isWholeFree(nodeIndex, gpuIndex);
     gpus[gpuIndex] = up;
+    if (up) this.growth.push(nodeIndex);
     this.adjustWholeFree(nodeIndex, (this.isWholeFree(nodeIndex, gpuIndex) ? 1 : 0) - (wasWholeFree ? 1 : 0));
   }
 
@@ -473,6 +489,7 @@ export class ClusterState implements ClusterView {
     this.memUsedMiB[i]! += sign * task.demand.memMiB;
     this.allocatedGpuMilliTotal += sign * task.gpuIndices.length * task.demand.gpuMilli;
     this.allocatedCpuMilliTotal += sign * task.demand.cpuMilli;
+    if (sign < 0) this.growth.push(i);
   }
 
   private checkFits(jobId: string, tasks: readonly TaskPlacement[]): void {

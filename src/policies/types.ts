@@ -17,6 +17,11 @@ export interface JobView {
   readonly phase: JobPhase;
   /** First time the job started running, or null. */
   readonly firstStartS: number | null;
+  /**
+   * While queued, its place in the queue: a smaller number comes first in `SchedulingContext.queued`.
+   * Fixed while it stays queued (a job reported again in `changes.queued` may have a new one).
+   */
+  readonly queuePosition: number;
   /** Steps done so far, as of the current simulated time when read. */
   readonly progressSteps: number;
   /** Worker replicas it currently runs with (0 when not running). */
@@ -61,6 +66,12 @@ export interface PlacementRequest {
 /** Chooses nodes (and GPUs) for a gang of replicas. */
 export interface PlacementPolicy {
   readonly name: string;
+  /**
+   * True when a gang of identical replicas fails only if the free capacity cannot hold it at all
+   * (every replica goes to some node that takes it): such a gang that fails keeps failing while the
+   * free capacity only shrinks, which lets schedulers skip its likes.
+   */
+  readonly completeForIdentical?: boolean;
   /** Reserves all replicas in `scratch` and returns their tasks, or returns null and reserves nothing. */
   place(scratch: CapacityScratch, request: PlacementRequest): TaskPlacement[] | null;
 }

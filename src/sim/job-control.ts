@@ -133,8 +133,7 @@ export class JobControl {
   arrive(job: JobRuntime): void {
     job.lastUpdateS = this.engine.nowS;
     job.phase = 'queued';
-    this.queue.push(job);
-    this.changes.queued.push(job);
+    this.enqueue(job);
     this.changed = true;
   }
 
@@ -318,8 +317,7 @@ export class JobControl {
     job.advanceTo(this.engine.nowS);
     job.phase = 'queued';
     job.restartPause = restartPause;
-    this.queue.push(job);
-    this.changes.queued.push(job);
+    this.enqueue(job);
     this.changed = true;
   }
 
@@ -509,10 +507,25 @@ export class JobControl {
     this.changes.stopped.push(job);
   }
 
+  /** A job joins the queue at its end. */
+  private enqueue(job: JobRuntime): void {
+    this.queue.push(job);
+    job.queuePosition = this.queue.positionOf(job)!;
+    this.changes.queued.push(job);
+  }
+
   /** Puts a job back in the queue in submission order. */
   private requeue(job: JobRuntime): void {
     const index = this.arrivalIndex.get(job)!;
-    this.queue.insertFromBack(job, (other) => this.arrivalIndex.get(other)! <= index);
+    const renumbered = this.queue.insertFromBack(job, (other) => this.arrivalIndex.get(other)! <= index);
+    if (renumbered) {
+      // Every queued job moved: each counts as queued anew, so policies ordering by position re-read it.
+      for (const other of this.queue.toArray()) {
+        other.queuePosition = this.queue.positionOf(other)!;
+        if (other !== job) this.changes.queued.push(other);
+      }
+    }
+    job.queuePosition = this.queue.positionOf(job)!;
     this.changes.queued.push(job);
   }
 

@@ -66,6 +66,8 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** Told of phase changes and updates; null when nobody watches. */
   watcher: JobWatcher | null = null;
   firstStartS: number | null = null;
+  /** Place in the queue while queued (smaller starts first in queue order); see JobView. */
+  queuePosition = 0;
   endS: number | null = null;
   failureReason: FailureReason | null = null;
   /** Steps done, up to `lastUpdateS` (what `advanceTo` last stored). */

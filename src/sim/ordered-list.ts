@@ -1,7 +1,4 @@
-import BTreeModule from 'sorted-btree';
-
-// The package is CommonJS: Node's ES module loader hands over its exports object, a bundler the class.
-const BTree: typeof BTreeModule.default = (BTreeModule as { default?: typeof BTreeModule.default }).default ?? (BTreeModule as unknown as typeof BTreeModule.default);
+import { BTree } from '../model/btree.js';
 
 /**
  * A list of distinct items that is appended to, removed from anywhere and read in order, each
@@ -30,6 +27,11 @@ export class OrderedList<T> {
     return this.cached;
   }
 
+  /** The item's place in the list (smaller comes first; kept until the list is renumbered), or undefined. */
+  positionOf(item: T): number | undefined {
+    return this.positions.get(item);
+  }
+
   /** Appends an item (already in the list: an error of the caller). */
   push(item: T): void {
     this.insertAt(item, (this.tree.maxKey() ?? 0) + 1);
@@ -37,9 +39,10 @@ export class OrderedList<T> {
 
   /**
    * Inserts an item after the last item, scanning back from the end, that `goesBefore` it (at the
-   * front when none does): the place an ordered insert from the back finds in an array.
+   * front when none does): the place an ordered insert from the back finds in an array. Returns
+   * true when the list had to number its items afresh (every position changed).
    */
-  insertFromBack(item: T, goesBefore: (other: T) => boolean): void {
+  insertFromBack(item: T, goesBefore: (other: T) => boolean): boolean {
     let after: number | undefined;
     let before: number | undefined;
     for (const [position, other] of this.tree.entriesReversed()) {
@@ -49,13 +52,20 @@ export class OrderedList<T> {
       }
       before = position;
     }
-    if (before === undefined) return this.insertAt(item, (after ?? 0) + 1);
+    if (before === undefined) {
+      this.insertAt(item, (after ?? 0) + 1);
+      return false;
+    }
     const low = after ?? before - 1;
     const middle = (low + before) / 2;
-    if (middle > low && middle < before) return this.insertAt(item, middle);
+    if (middle > low && middle < before) {
+      this.insertAt(item, middle);
+      return false;
+    }
     // Positions this close have run out of precision: number them afresh and try again.
     this.renumber();
     this.insertFromBack(item, goesBefore);
+    return true;
   }
 
   /** Removes an item; returns false when it was not in the list. */

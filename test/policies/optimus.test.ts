@@ -64,6 +64,7 @@ function blindView(job: JobRuntime): JobView {
     request: job.request,
     shape: job.shape,
     phase: job.phase,
+    queuePosition: job.queuePosition,
     firstStartS: job.firstStartS,
     progressSteps: job.progressSteps,
     workers: job.workers,

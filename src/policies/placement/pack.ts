@@ -19,6 +19,7 @@ interface ReplicaGroup {
  */
 export const packPlacement: PlacementPolicy = {
   name: 'pack',
+  completeForIdentical: true,
   place: (scratch, request) => packWithin(scratch, request),
 };
 
@@ -71,7 +72,7 @@ export function packWithin(
 function packOne(scratch: CapacityScratch, replica: PlacementRequest['replicas'][number], gpuTypes: readonly string[]): TaskPlacement[] | null {
   const { demand } = replica;
   const groups = scratch.fitGroups(demand.gpus > 0, gpuTypes);
-  const node = scratch.bestFit(groups, minFreeGpuMilli(demand), (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitCount(i, demand) > 0);
+  const node = scratch.bestFit(groups, minFreeGpuMilli(demand), demand.cpuMilli, (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitCount(i, demand) > 0);
   if (node === null) return null;
   const task = scratch.reserve(node, replica.role, demand);
   return task === null ? null : [task];
@@ -86,7 +87,7 @@ function gpuGroupsFit(scratch: CapacityScratch, groups: readonly ReplicaGroup[],
   for (const group of groups) {
     if (group.demand.gpus === 0) continue;
     let room = 0;
-    scratch.forEachWithFreeGpu(scratch.fitGroups(true, gpuTypes), minFreeGpuMilli(group.demand), (i) => {
+    scratch.forEachWithFree(scratch.fitGroups(true, gpuTypes), minFreeGpuMilli(group.demand), group.demand.cpuMilli, (i) => {
       if (room < group.remaining && nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes)) room += scratch.fitCount(i, group.demand);
     });
     if (room < group.remaining) return false;
@@ -150,18 +151,21 @@ function bestNode(
     // One replica left: every node that takes it takes one, so best fit decides (read from the fit index).
     if (open.length === 1 && open[0]!.remaining === 1) {
       const { demand } = open[0]!;
-      return scratch.bestFit(scratch.fitGroups(demand.gpus > 0, gpuTypes), minFreeGpuMilli(demand), (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitCount(i, demand) > 0);
+      return scratch.bestFit(scratch.fitGroups(demand.gpus > 0, gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitCount(i, demand) > 0);
     }
     // Nodes with room for a GPU replica, from the fit index; the others can take only the CPU-only replicas.
     let minGpuMilli = Infinity;
+    let minCpuMilli = Infinity;
     let cpuOnlyRemaining = 0;
     for (const group of open) {
-      if (group.demand.gpus > 0) minGpuMilli = Math.min(minGpuMilli, minFreeGpuMilli(group.demand));
-      else cpuOnlyRemaining += group.remaining;
+      if (group.demand.gpus > 0) {
+        minGpuMilli = Math.min(minGpuMilli, minFreeGpuMilli(group.demand));
+        minCpuMilli = Math.min(minCpuMilli, group.demand.cpuMilli);
+      } else cpuOnlyRemaining += group.remaining;
     }
     const visited = new Set<number>();
     if (minGpuMilli < Infinity) {
-      scratch.forEachWithFreeGpu(scratch.fitGroups(true, gpuTypes), minGpuMilli, (i) => {
+      scratch.forEachWithFree(scratch.fitGroups(true, gpuTypes), minGpuMilli, minCpuMilli, (i) => {
         visited.add(i);
         consider(i);
       });

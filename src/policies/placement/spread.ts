@@ -12,6 +12,7 @@ import { nodeAllows } from './node-filter.js';
  */
 export const spreadPlacement: PlacementPolicy = {
   name: 'spread',
+  completeForIdentical: true,
   place(scratch: CapacityScratch, request: PlacementRequest): TaskPlacement[] | null {
     let wholeGpusNeeded = 0;
     for (const replica of request.replicas) {

@@ -1,4 +1,5 @@
-import { placementRequestOf, type PlainSchedulingPolicy, type SchedulingAction, type SchedulingContext } from '../types.js';
+import { placementRequestOf, type JobView, type PlainSchedulingPolicy, type SchedulingAction, type SchedulingContext } from '../types.js';
+import { ShapeQueue } from './shape-queue.js';
 
 /** How `fifo` treats a job that does not fit. */
 export interface FifoOptions {
@@ -17,17 +18,19 @@ export interface FifoOptions {
  */
 export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
   const backfill = options.backfill ?? false;
+  if (backfill) {
+    // Queue order: the queue kept by shape class, so a pass costs what it starts and tries.
+    const queue = new ShapeQueue<JobView>((job) => [job.queuePosition]);
+    return { name: 'fifo-backfill', schedule: (context) => queue.backfill(context) };
+  }
   return {
-    name: backfill ? 'fifo-backfill' : 'fifo',
+    name: 'fifo',
     schedule(context: SchedulingContext): SchedulingAction[] {
       const actions: SchedulingAction[] = [];
       const scratch = context.scratch();
       for (const job of context.queued) {
         const tasks = context.placement.place(scratch, placementRequestOf(job.request));
-        if (tasks === null) {
-          if (backfill) continue;
-          break;
-        }
+        if (tasks === null) break;
         actions.push({ kind: 'start', jobId: job.request.id, tasks });
       }
       return actions;

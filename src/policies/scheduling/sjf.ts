@@ -1,6 +1,6 @@
 import { nominalStepsPerS } from '../../model/speed.js';
+import { ShapeQueue } from './shape-queue.js';
 import {
-  placementRequestOf,
   type OracleJobView,
   type OracleSchedulingPolicy,
   type SchedulingAction,
@@ -26,20 +26,11 @@ export function oracleRemainingS(job: Pick<OracleJobView, 'request' | 'truth' | 
  * keep fitting).
  */
 export function createSjf(): OracleSchedulingPolicy {
+  // A queued job's remaining time does not change while it waits: its place is kept, not re-sorted per pass.
+  const queue = new ShapeQueue<OracleJobView>((job) => [oracleRemainingS(job), job.queuePosition]);
   return {
     name: 'sjf',
     oracle: true,
-    schedule(context: SchedulingContext<OracleJobView>): SchedulingAction[] {
-      const order = context.queued
-        .map((job, index) => ({ request: job.request, index, remainingS: oracleRemainingS(job) }))
-        .sort((a, b) => a.remainingS - b.remainingS || a.index - b.index);
-      const actions: SchedulingAction[] = [];
-      const scratch = context.scratch();
-      for (const { request } of order) {
-        const tasks = context.placement.place(scratch, placementRequestOf(request));
-        if (tasks !== null) actions.push({ kind: 'start', jobId: request.id, tasks });
-      }
-      return actions;
-    },
+    schedule: (context: SchedulingContext<OracleJobView>): SchedulingAction[] => queue.backfill(context),
   };
 }

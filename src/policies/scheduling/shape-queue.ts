@@ -1,0 +1,183 @@
+import { BTree, compareNumberLists, type BTreeOf } from '../../model/btree.js';
+import { CapacityScratch } from '../../model/capacity.js';
+import type { ClusterView } from '../../model/cluster-state.js';
+import type { JobRequest } from '../../model/job-spec.js';
+import { nodeAllows } from '../placement/node-filter.js';
+import { placementRequestOf, type JobView, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
+
+/** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
+interface ShapeClass<V extends JobView> {
+  readonly id: number;
+  readonly jobs: BTreeOf<readonly number[], V>;
+  /** All replicas ask for the same resources (a gang of identical replicas). */
+  readonly identical: boolean;
+  readonly example: JobRequest;
+  /** Where the class stands in the walk (its next job's order key and its id), or null when out of it. */
+  walkKey: readonly number[] | null;
+  /** It cannot fit the free capacity it last saw, which has only shrunk since (see ShapeQueue). */
+  dead: boolean;
+}
+
+/**
+ * The queue of a backfilling policy (first fit in the policy's order: `fifo-backfill`, `sjf`), kept
+ * up to date from the queue's changes instead of re-read and re-sorted at every pass. Jobs asking
+ * for the same gang form a class; a pass walks the classes in the order of their next jobs, which
+ * is the policy's order, so it starts exactly the jobs a walk over the whole queue starts, while
+ * skipping what cannot start:
+ * - a gang of identical replicas that failed cannot fit while the free capacity only shrinks (a
+ *   placement complete for identical replicas fails only when no arrangement exists), so its class
+ *   is dead: skipped in this pass and the next ones, until some node it could use gains capacity
+ *   (the cluster logs every node whose free capacity grows);
+ * - any gang that failed fails again on the same free capacity, so its class sleeps until the pass
+ *   starts another job, then resumes at its first job after that point.
+ * A pass costs the jobs it starts and the classes it tries, not the length of the queue.
+ */
+export class ShapeQueue<V extends JobView> {
+  private readonly classes = new Map<string, ShapeClass<V>>();
+  private readonly placeOf = new Map<V, { readonly shape: ShapeClass<V>; readonly key: readonly number[] }>();
+  /** Classes in the walk, by their next job's order key, then id. */
+  private readonly walk: BTreeOf<readonly number[], ShapeClass<V>> = new BTree<readonly number[], ShapeClass<V>>(undefined, compareNumberLists);
+  private readonly deadClasses = new Set<ShapeClass<V>>();
+  private nextId = 0;
+  /** Ties of the order key go to the job taken in first. */
+  private taken = 0;
+  private seeded = false;
+  /** The cluster's growth mark when dead classes were last revisited. */
+  private growthMark = 0;
+
+  /** @param orderKey the policy's order of a queued job (ties go to the job queued first) */
+  constructor(private readonly orderKey: (job: V) => readonly number[]) {}
+
+  /** Jobs in the queue. */
+  get size(): number {
+    return this.placeOf.size;
+  }
+
+  /** Takes in what changed in the queue: jobs now queued are (re)placed by their order key, others leave. */
+  sync(changes: QueueChanges<V>): void {
+    for (const list of [changes.queued, changes.started, changes.stopped]) {
+      for (const job of list) {
+        this.remove(job);
+        if (job.phase === 'queued') this.add(job);
+      }
+    }
+  }
+
+  /** One backfilling pass: walks the queue in order and starts every job that fits what is left. */
+  backfill(context: SchedulingContext<V>): SchedulingAction[] {
+    if (!this.seeded) {
+      // The first pass reads the whole queue (a policy made mid-run, or handed a queue directly); later ones only the changes.
+      for (const job of context.queued) this.add(job);
+      this.seeded = true;
+    }
+    this.sync(context.changes);
+    this.reviveGrown(context.cluster);
+    const actions: SchedulingAction[] = [];
+    if (this.walk.size === 0) return actions;
+    const scratch = context.scratch();
+    const complete = context.placement.completeForIdentical === true;
+    const sleeping: ShapeClass<V>[] = [];
+    const moved = new Set<ShapeClass<V>>();
+    let cursor: readonly number[] | undefined;
+    for (let pair = this.walk.nextHigherPair(undefined); pair !== undefined; pair = this.walk.nextHigherPair(cursor)) {
+      const [walkKey, shape] = pair;
+      cursor = walkKey;
+      const [jobKey, job] = shape.jobs.getPairOrNextHigher(walkKey.slice(0, -1))!;
+      const tasks = context.placement.place(scratch, placementRequestOf(job.request));
+      this.walk.delete(walkKey);
+      shape.walkKey = null;
+      if (tasks !== null) {
+        actions.push({ kind: 'start', jobId: job.request.id, tasks });
+        this.remove(job);
+        moved.add(shape);
+        this.enterAfter(shape, jobKey);
+        // Capacity changed: sleeping classes resume at their first job after this one.
+        for (const other of sleeping.splice(0)) this.enterAfter(other, jobKey);
+      } else if (shape.identical && complete) {
+        shape.dead = true;
+        this.deadClasses.add(shape);
+        moved.delete(shape);
+      } else {
+        sleeping.push(shape);
+        moved.add(shape);
+      }
+    }
+    // Outside a pass every live class stands at its first job.
+    for (const shape of moved) {
+      if (shape.walkKey !== null) this.walk.delete(shape.walkKey);
+      shape.walkKey = null;
+      if (!shape.dead) this.enterAfter(shape, undefined);
+    }
+    return actions;
+  }
+
+  /** Puts a class in the walk at its first job after `afterKey` (from its start when undefined), if any. */
+  private enterAfter(shape: ShapeClass<V>, afterKey: readonly number[] | undefined): void {
+    if (shape.walkKey !== null) this.walk.delete(shape.walkKey);
+    shape.walkKey = null;
+    if (shape.dead || shape.jobs.size === 0) return;
+    const next = afterKey === undefined ? shape.jobs.minKey() : shape.jobs.nextHigherKey(afterKey);
+    if (next === undefined) return;
+    shape.walkKey = [...next, shape.id];
+    this.walk.set(shape.walkKey, shape);
+  }
+
+  /** Dead classes come back when a node they could use gained capacity since they were last checked. */
+  private reviveGrown(cluster: ClusterView): void {
+    const mark = cluster.growthCount;
+    if (mark === this.growthMark) return;
+    const grown = [...new Set(cluster.grownNodesSince(this.growthMark))].filter((i) => cluster.schedulable(i));
+    this.growthMark = mark;
+    if (grown.length === 0 || this.deadClasses.size === 0) return;
+    const scratch = new CapacityScratch(cluster);
+    for (const shape of this.deadClasses) {
+      const { gpuTypes } = shape.example;
+      const fitsSomewhere = shape.example.roles.some((role) =>
+        grown.some((i) => nodeAllows(cluster.nodes[i]!, role.demand, gpuTypes) && scratch.fitCount(i, role.demand) > 0),
+      );
+      if (!fitsSomewhere) continue;
+      shape.dead = false;
+      this.deadClasses.delete(shape);
+      this.enterAfter(shape, undefined);
+    }
+  }
+
+  private add(job: V): void {
+    const signature = shapeSignature(job.request);
+    let shape = this.classes.get(signature);
+    if (!shape) {
+      const demands = job.request.roles.filter((r) => r.replicas > 0).map((r) => r.demand);
+      const identical = demands.every((d) => d.gpus === demands[0]!.gpus && d.gpuMilli === demands[0]!.gpuMilli && d.cpuMilli === demands[0]!.cpuMilli && d.memMiB === demands[0]!.memMiB);
+      shape = { id: this.nextId++, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, walkKey: null, dead: false };
+      this.classes.set(signature, shape);
+    }
+    const key = [...this.orderKey(job), this.taken++];
+    shape.jobs.set(key, job);
+    this.placeOf.set(job, { shape, key });
+    if (!shape.dead && (shape.walkKey === null || compareNumberLists(key, shape.walkKey.slice(0, -1)) < 0)) this.enterAfter(shape, undefined);
+  }
+
+  private remove(job: V): void {
+    const place = this.placeOf.get(job);
+    if (!place) return;
+    const { shape, key } = place;
+    this.placeOf.delete(job);
+    shape.jobs.delete(key);
+    if (shape.walkKey !== null && compareNumberLists(key, shape.walkKey.slice(0, -1)) === 0) this.enterAfter(shape, key);
+    if (shape.jobs.size === 0) {
+      this.deadClasses.delete(shape);
+      shape.dead = false;
+      this.classes.delete(shapeSignature(shape.example));
+    }
+  }
+}
+
+/** What a gang asks for, as a string: jobs with the same one place alike. */
+function shapeSignature(request: JobRequest): string {
+  let signature = `${request.kind}|${request.gpuTypes.join(',')}`;
+  for (const role of request.roles) {
+    const d = role.demand;
+    signature += `|${role.role}x${role.replicas}:${d.gpus}/${d.gpuMilli}/${d.cpuMilli}/${d.memMiB}`;
+  }
+  return signature;
+}
