@@ -22,6 +22,8 @@ export type ScratchBase = 'current' | 'empty';
 export class CapacityScratch {
   readonly nodes: readonly NodeSpec[];
   private readonly overlay = new Map<number, NodeFree>();
+  /** Every node's copy by index, once copyAll ran (the overlay map is then empty and unused). */
+  private dense: NodeFree[] | null = null;
   /** Nodes this scratch opened or closed to new tasks (a change a plan foresees), by whether they are open. */
   private readonly opened = new Map<number, boolean>();
   private wholeGpusTotal: number;
@@ -36,7 +38,8 @@ export class CapacityScratch {
 
   /** True when the node takes new tasks (in an 'empty' scratch: every node). */
   schedulable(nodeIndex: number): boolean {
-    return this.base === 'empty' || (this.opened.get(nodeIndex) ?? this.view.schedulable(nodeIndex));
+    if (this.base === 'empty') return true;
+    return (this.opened.size === 0 ? undefined : this.opened.get(nodeIndex)) ?? this.view.schedulable(nodeIndex);
   }
 
   /** Opens or closes the node to new tasks in this scratch only (a cordon, outage or repair a plan foresees). */
@@ -63,13 +66,13 @@ export class CapacityScratch {
 
   /** Free resources of a node as this scratch sees them (read-only copy for scoring). */
   free(nodeIndex: number): Readonly<NodeFree> {
-    return this.overlay.get(nodeIndex) ?? this.baseFree(nodeIndex);
+    return this.copied(nodeIndex) ?? this.baseFree(nodeIndex);
   }
 
   /** How many replicas of `demand` the node could take now (0 when not schedulable). */
   fitCount(nodeIndex: number, demand: ReplicaDemand): number {
     if (!this.schedulable(nodeIndex)) return 0;
-    const copied = this.overlay.get(nodeIndex);
+    const copied = this.copied(nodeIndex);
     if (copied || (demand.gpus > 0 && demand.gpuMilli < GPU_MILLI)) return fitCountIn(copied ?? this.free(nodeIndex), demand);
     // Whole GPUs, CPU and memory need no per-GPU copy: read the counters directly.
     const node = this.nodes[nodeIndex]!;
@@ -84,7 +87,7 @@ export class CapacityScratch {
 
   /** Free GPU capacity of the node in thousandths, summed over its GPUs. */
   freeGpuMilli(nodeIndex: number): number {
-    const copied = this.overlay.get(nodeIndex);
+    const copied = this.copied(nodeIndex);
     let sum = 0;
     if (copied) {
       for (const milli of copied.gpuFreeMilli) sum += milli;
@@ -98,7 +101,7 @@ export class CapacityScratch {
 
   /** Free CPU of the node in thousandths of a core. */
   freeCpuMilli(nodeIndex: number): number {
-    const copied = this.overlay.get(nodeIndex);
+    const copied = this.copied(nodeIndex);
     if (copied) return copied.cpuMilli;
     return this.base === 'empty' ? this.nodes[nodeIndex]!.cpuMilli : this.view.freeCpuMilli(nodeIndex);
   }
@@ -130,6 +133,21 @@ export class CapacityScratch {
     }
   }
 
+  /**
+   * Copies every node's free resources into this scratch now, so that a scratch kept for many
+   * placements in a row reads only its own copies (a GPU share's fit then builds nothing per node).
+   */
+  copyAll(): void {
+    if (this.dense !== null) return;
+    this.dense = this.nodes.map((_, i) => this.overlay.get(i) ?? this.baseFree(i));
+    this.overlay.clear();
+  }
+
+  /** The node's copy in this scratch, if it has one. */
+  private copied(nodeIndex: number): NodeFree | undefined {
+    return this.dense !== null ? this.dense[nodeIndex] : this.overlay.get(nodeIndex);
+  }
+
   private baseFree(nodeIndex: number): NodeFree {
     const node = this.nodes[nodeIndex]!;
     if (this.base === 'empty') {
@@ -151,7 +169,7 @@ export class CapacityScratch {
   }
 
   private writable(nodeIndex: number): NodeFree {
-    let free = this.overlay.get(nodeIndex);
+    let free = this.copied(nodeIndex);
     if (!free) {
       free = this.baseFree(nodeIndex);
       this.overlay.set(nodeIndex, free);

@@ -74,11 +74,15 @@ export function fill(scenario: Scenario, options: FillOptions = {}): FillSummary
   const shapes = targetShapes(scenario.jobs, settings.coverage);
   const jobs = settings.order === 'shuffle' ? shuffled(scenario.jobs, new RandomStreams(scenario.seed)) : scenario.jobs;
 
+  // One scratch for the whole run, every node copied once: each placement reserves into it, and the
+  // same tasks go to the cluster, so the two always agree (and no placement copies a node again).
+  const scratch = new CapacityScratch(cluster);
+  scratch.copyAll();
   let placed = 0;
   let firstFailure: FillSummary['firstFailure'] = null;
   let atFirstFailure: FillState | null = null;
   jobs.forEach((job, index) => {
-    const tasks = placement.place(new CapacityScratch(cluster), placementRequestOf(job));
+    const tasks = placement.place(scratch, placementRequestOf(job));
     if (tasks !== null) {
       cluster.allocate(job.id, tasks);
       placed++;
