@@ -584,6 +584,8 @@ export const scenarioSchema = z
       ctx.addIssue({ code: 'custom', path: ['faults'], message: 'a fill run places jobs once, without time: faults do not apply (remove faults or fill)' });
     } else if (scenario.sim?.horizon !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['sim', 'horizon'], message: 'a fill run places jobs once, without time: it has no horizon (remove sim.horizon or fill)' });
+    } else if (scenario.expect.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['expect'], message: 'a fill run has no timed summary for the bench to hold figures of (remove expect or fill)' });
     }
   });
 

@@ -46,6 +46,7 @@ describe('scenario fill section', () => {
   it.each([
     ['faults: {catalog: ant-2023}\n', /: faults: a fill run places jobs once, without time: faults do not apply/],
     ['sim: {horizon: 1d}\n', /: sim\.horizon: a fill run places jobs once, without time: it has no horizon/],
+    ['expect: [{metric: ettr, policy: fifo, target: 1, tolerance: 0.1, seeds: 2, source: here}]\n', /: expect: a fill run has no timed summary for the bench to hold figures of/],
     ['fill: {order: random}\n', /: fill\.order: expected submit or shuffle/],
     ['fill: {coverage: 0}\n', /: fill\.coverage: expected a number above 0, at most 1/],
     ['fill: {coverage: 1.5}\n', /: fill\.coverage: expected a number above 0, at most 1/],
