@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { benchFill } from '../../src/bench/fill-bench.js';
 import { planScenarios } from '../../src/bench/plan.js';
+import { runScenario } from '../../src/sim/run-scenario.js';
 import { rejection } from '../cli-run.js';
 
 const DIR = mkdtempSync(join(tmpdir(), 'dlsim-bench-fill-'));
@@ -44,5 +45,14 @@ describe('bench plans and fill scenarios', () => {
     const { plans, skipped } = await planScenarios([fillFile, timedFile], []);
     expect(plans.map((plan) => plan.file)).toEqual([timedFile]);
     expect(skipped).toEqual([{ file: fillFile, reason: 'a fill run (placement only): no baselines' }]);
+  });
+});
+
+describe('runScenario', () => {
+  it('refuses a fill scenario: it makes no timed run', async () => {
+    const file = scenario('run-fill.yaml', `${CLUSTER}${JOBS}fill: {}\n`);
+    const error = await rejection(runScenario({ file, policy: 'fifo', seed: 1, sets: [] }));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe(`${file}: a fill scenario makes no timed run (dlsim run and dlsim compare place its jobs)`);
   });
 });

@@ -80,3 +80,45 @@ describe.skipIf(pods === null || nodeList === null)('scenarios/alibaba-gpu-2023-
     expect(summary.final.idleGpus).toBeCloseTo(6212 * (1 - summary.final.gpuAllocationRate), 6);
   });
 });
+
+interface FillComparisonJson {
+  mode: string;
+  policies: string[];
+  seeds: number[];
+  metrics: Record<string, Record<string, { n: number; mean: number; ci95: number | null; ratioToFirst: number | null }>>;
+}
+
+describe('dlsim compare on a fill scenario', () => {
+  it('runs every preset on every seed and compares the fill figures, the same in JSON and comparison.json', () => {
+    const { dir, scenario } = fillFolder('fill: {order: shuffle}\n');
+    const out = join(dir, 'cmp');
+    const run = dlsim('compare', scenario, '--policies', 'fifo,fifo-spread', '--seeds', '4', '--json', '--out', out);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const comparison = JSON.parse(run.stdout) as FillComparisonJson;
+    expect(comparison).toMatchObject({ mode: 'fill', policies: ['fifo', 'fifo-spread'], seeds: [1, 2, 3, 4] });
+    const rate = comparison.metrics['atFirstFailure.gpuAllocationRate']!;
+    expect(rate['fifo']!.n).toBe(4);
+    expect(rate['fifo-spread']!.n).toBe(4);
+    // Each seed's figure is the one `dlsim run` gives for it.
+    const means: number[] = [];
+    for (const seed of [1, 2, 3, 4]) {
+      const single = JSON.parse(dlsim('run', scenario, '--policy', 'fifo', '--seed', String(seed), '--json').stdout) as FillJson;
+      means.push(single.atFirstFailure.gpuAllocationRate);
+    }
+    expect(rate['fifo']!.mean).toBeCloseTo(means.reduce((a, b) => a + b, 0) / 4, 6);
+    expect(JSON.parse(readFileSync(join(out, 'comparison.json'), 'utf8'))).toEqual(comparison);
+    const csv = readFileSync(join(out, 'comparison.csv'), 'utf8').trim().split('\n');
+    expect(csv[0]).toBe('policy,seed,metric,value');
+    expect(csv).toContain(`fifo,1,atFirstFailure.gpuAllocationRate,${means[0]}`);
+  });
+
+  it('prints the table of means ± 95% CI with the ratio to the first preset', () => {
+    const { scenario } = fillFolder('fill: {}\n');
+    const run = dlsim('compare', scenario, '--policies', 'fifo,fifo-spread', '--seeds', '2');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^scenario fill {2}fill \(placement only\) {2}seeds 1, 2/);
+    expect(run.stdout).toMatch(/^GPU allocation at first failure +\d+\.\d% ± 0\.0% +\d+\.\d% ± 0\.0% \(\d\.\d\dx\)$/m);
+    expect(run.stdout).toMatch(/^fragmentation \/ idle, after every job /m);
+  });
+});
