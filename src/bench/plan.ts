@@ -19,7 +19,10 @@ export interface ScenarioPlan {
   readonly settings: BenchSettings;
 }
 
-/** A scenario the bench cannot run here, and why (its data files are absent). */
+/** Why the bench skips a fill scenario. */
+const FILL_SKIP_REASON = 'a fill run (placement only): no baselines';
+
+/** A scenario the bench cannot run here, and why (its data files are absent, or it is a fill run). */
 export interface SkippedScenario {
   readonly file: string;
   readonly reason: string;
@@ -48,7 +51,8 @@ function keyOf(path: string): string {
 
 /**
  * Loads every scenario (with the `--set` overrides) for its presets, seeds and expectations; a
- * scenario whose data files are absent is skipped with the reason, any other problem is its error.
+ * scenario whose data files are absent, or that is a fill run, is skipped with the reason, any other
+ * problem is its error.
  */
 export async function planScenarios(files: readonly string[], sets: readonly string[]): Promise<{ plans: ScenarioPlan[]; skipped: SkippedScenario[] }> {
   const plans: ScenarioPlan[] = [];
@@ -60,6 +64,11 @@ export async function planScenarios(files: readonly string[], sets: readonly str
       continue;
     }
     const scenario = await loadScenario(file, { sets, knownPolicies: presetNames() });
+    if (scenario.fill !== undefined) {
+      // A fill run has no timed summary to hold: nothing of it is a baseline.
+      skipped.push({ file, reason: FILL_SKIP_REASON });
+      continue;
+    }
     plans.push({ file, name: scenario.name, firstSeed: scenario.seed, settings: scenario.bench! });
   }
   return { plans, skipped };

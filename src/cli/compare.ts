@@ -7,6 +7,7 @@ import { writeFilesAtomic } from '../io/atomic-write.js';
 import { buildComparison, comparisonCsv, comparisonTable, type ComparisonRun } from '../report/compare.js';
 import { loadScenario } from '../scenario/load.js';
 import type { RunRequest } from '../sim/run-scenario.js';
+import { compareFill } from './compare-fill.js';
 import { listOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 import { defaultWorkers, runMany } from './run-many.js';
@@ -56,6 +57,9 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     const scenario = await loadScenario(args.scenario, { policy: policies[0], seed: args.seed, sets, knownPolicies: known });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
     const seeds = Array.from({ length: args.seeds }, (_, i) => scenario.seed + i);
+    if (scenario.fill !== undefined) {
+      return compareFill(scenario, { file: args.scenario, policies, seeds, sets, knownPolicies: known, out: args.out, json: args.json, checkInvariants: args.checkInvariants });
+    }
     const requests: RunRequest[] = policies.flatMap((policy) => seeds.map((seed) => ({ file: args.scenario, policy, seed, sets, ...(args.checkInvariants === undefined ? {} : { checkInvariants: args.checkInvariants }) })));
     const startedMs = performance.now();
     const summaries = await runMany(requests, args.workers ?? defaultWorkers(requests.length));

@@ -11,6 +11,7 @@ import { loadScenario } from '../scenario/load.js';
 import { simulate } from '../sim/simulation.js';
 import { listOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
+import { runFill } from './run-fill.js';
 
 interface RunArgs {
   scenario: string;
@@ -44,6 +45,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       knownPolicies: presetNames(),
     });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
+    if (scenario.fill !== undefined) return runFill(scenario, args);
     const startedMs = performance.now();
     const result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false });
     const wallS = (performance.now() - startedMs) / 1000;

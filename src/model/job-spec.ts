@@ -103,6 +103,11 @@ export interface JobSpec {
   readonly source: string;
   /** The job's final status in the trace it was imported from ("Succeeded", "Failed", …), when known. */
   readonly traceStatus?: string;
+  /**
+   * True when the job's source gives no times (a pod list without creation and deletion times): it
+   * is submitted at 0 and has no run time of its own, so only a fill run (placement only) replays it.
+   */
+  readonly untimed?: true;
   /** Attempts the job made in its source trace beyond the first (retries), when known. */
   readonly traceRetries?: number;
   /** The job's loss curve, for jobs that end on convergence. */

@@ -141,6 +141,10 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
   const cluster = await resolveCluster(doc, file, locate, warnings);
   if (doc.cluster.from !== undefined) checkGpuTypesAgainst(cluster, doc, locate);
   const traceJobs = doc.workload.trace ? await readTraceJobs(doc.workload.trace, file, locate, warnings) : [];
+  const untimed = doc.fill === undefined ? traceJobs.find((job) => job.untimed) : undefined;
+  if (untimed !== undefined) {
+    throw new ConfigError(locate(['workload', 'trace']), `${untimed.source}: a job list without times replays only in a fill run (add a fill section)`);
+  }
   const jobs = buildJobs(doc, file, seed, largestNodeGpus(cluster.nodes), traceJobs, locate);
   const faults = doc.faults ? await resolveFaults(doc.faults, file, seed, cluster, locate, warnings) : null;
   const bench = benchSettingsOf(doc, policy, locate);
@@ -163,6 +167,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     jobs,
     ...(doc.users === undefined ? {} : { userWeights: Object.fromEntries(Object.entries(doc.users).map(([user, { weight }]) => [user, weight])) }),
     faults,
+    ...(doc.fill === undefined ? {} : { fill: { order: doc.fill.order, coverage: doc.fill.coverage } }),
     bench,
     warnings,
   };

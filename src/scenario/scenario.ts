@@ -52,6 +52,19 @@ export interface BenchSettings {
   readonly expect: readonly Expectation[];
 }
 
+/** How a fill run orders the jobs: submission order (ties keep workload order), or shuffled by the seed. */
+export type FillOrder = 'submit' | 'shuffle';
+
+/** A placement-only replay (the scenario's `fill` section): every job placed once, in order, and kept. */
+export interface FillSettings {
+  readonly order: FillOrder;
+  /**
+   * Share of the workload's pods whose shapes, most common first, make the target workload the
+   * fragmentation is measured against (1: every shape).
+   */
+  readonly coverage: number;
+}
+
 /** A policy a scenario chooses for one kind: its registry id and its options, already checked. */
 export interface PolicyChoice {
   readonly name: string;
@@ -88,6 +101,8 @@ export interface Scenario {
   readonly userWeights?: Readonly<Record<string, number>>;
   /** Faults to inject, or null for a fault-free run. */
   readonly faults: FaultSetup | null;
+  /** Present: a placement-only fill run instead of a timed simulation. */
+  readonly fill?: FillSettings;
   /** Baselines and published figures (set by the loader; absent in scenarios built in code). */
   readonly bench?: BenchSettings;
   /** Things the user should know that did not stop the load (bad trace rows skipped, …), one line each. */

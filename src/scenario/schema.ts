@@ -345,6 +345,23 @@ const faultsSchema = z.strictObject(
   says('expected a mapping with catalog, scale, overrides, trace'),
 );
 
+/**
+ * A placement-only replay (`fill`): jobs placed once each, in submission order or shuffled by the
+ * seed, and kept; `coverage` is the share of pods whose shapes make the target workload of the
+ * fragmentation measure (FGD's pod popularity threshold).
+ */
+const fillSchema = z.strictObject(
+  {
+    order: z.enum(['submit', 'shuffle'], says('expected submit or shuffle')).default('submit'),
+    coverage: z
+      .number(says('expected a number above 0, at most 1'))
+      .positive(says('expected a number above 0, at most 1'))
+      .max(1, says('expected a number above 0, at most 1'))
+      .default(1),
+  },
+  says('expected a mapping {order, coverage} (or {} for the defaults)'),
+);
+
 /** Most seeds a scenario's baselines or one of its expectations may name. */
 export const MAX_BENCH_SEEDS = 1000;
 
@@ -548,6 +565,8 @@ export const scenarioSchema = z
         .optional(),
       workload: workloadSchema,
       faults: faultsSchema.optional(),
+      // Present: place every job once, without time, instead of simulating (no faults, no horizon).
+      fill: fillSchema.optional(),
       // Baselines and published targets (`dlsim bench --check`); they do not change a run.
       compare: z
         .array(nameSchema, says('expected a list of policy presets, e.g. [fifo, drf]'))
@@ -558,7 +577,17 @@ export const scenarioSchema = z
     },
     says('expected a mapping (the scenario) at the top level'),
   )
-  .superRefine(checkAgainstCluster);
+  .superRefine(checkAgainstCluster)
+  .superRefine((scenario, ctx) => {
+    if (scenario.fill === undefined) return;
+    if (scenario.faults !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['faults'], message: 'a fill run places jobs once, without time: faults do not apply (remove faults or fill)' });
+    } else if (scenario.sim?.horizon !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['sim', 'horizon'], message: 'a fill run places jobs once, without time: it has no horizon (remove sim.horizon or fill)' });
+    } else if (scenario.expect.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['expect'], message: 'a fill run has no timed summary for the bench to hold figures of (remove expect or fill)' });
+    }
+  });
 
 /** One node group as validated (`cluster.nodes[i]`). */
 export type NodeGroupDoc = z.output<typeof nodeGroupSchema>;
@@ -572,6 +601,8 @@ export type SyntheticDoc = z.output<typeof syntheticSchema>;
 export type TraceDoc = z.output<typeof traceSchema>;
 /** One published figure (`expect[i]`) as validated. */
 export type ExpectationDoc = z.output<typeof expectationSchema>;
+/** The fill section as validated. */
+export type FillDoc = z.output<typeof fillSchema>;
 /** The faults section as validated. */
 export type FaultsDoc = z.output<typeof faultsSchema>;
 /** The workload section as validated. */

@@ -1,3 +1,4 @@
+import { ConfigError } from '../errors.js';
 import { loadScenario } from '../scenario/load.js';
 import { presetNames } from '../policies/presets.js';
 import type { RunSummary } from '../metrics/summary.js';
@@ -21,5 +22,6 @@ export async function runScenario(request: RunRequest): Promise<RunSummary> {
     sets: request.sets,
     knownPolicies: presetNames(),
   });
+  if (scenario.fill !== undefined) throw new ConfigError(request.file, 'a fill scenario makes no timed run (dlsim run and dlsim compare place its jobs)');
   return simulate(scenario, request.checkInvariants === undefined ? {} : { checkInvariants: request.checkInvariants }).summary;
 }

@@ -55,7 +55,7 @@ function nodes(count: number): NodeSpec[] {
 
 function requestFor(id: string, j: { demand: number; replicas: number; ps: boolean; type: string[] }): JobRequest {
   const demand = DEMANDS[j.demand]!;
-  const roles = [{ role: 'worker' as const, replicas: j.replicas, demand }];
+  const roles: { role: 'worker' | 'ps'; replicas: number; demand: ReplicaDemand }[] = [{ role: 'worker', replicas: j.replicas, demand }];
   if (j.ps && demand.gpus > 0) roles.push({ role: 'ps' as const, replicas: 1, demand: PS });
   return { id, kind: j.ps ? 'ps' : 'batch', submitS: 0, user: 'u', gpuTypes: j.type, roles, elastic: null, declaredSteps: null, targetLoss: null } as unknown as JobRequest;
 }

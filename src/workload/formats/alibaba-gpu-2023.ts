@@ -3,10 +3,13 @@
  * Fragmentation"): `openb_pod_list_*.csv` pods and `openb_node_list_*.csv` nodes.
  *
  * Pods. Columns are mapped by name from the header row, since published variants carry fewer
- * columns. `name`, `cpu_milli`, `memory_mib`, `num_gpu`, `gpu_milli` and `creation_time` are
- * required (a header without one throws a TraceError at line 1, strict or not: the file is not a pod
- * list); `gpu_spec`, `qos`, `pod_phase`, `scheduled_time` and `deletion_time` are optional. Each pod
- * becomes one `batch` job with one worker replica and fixed speed:
+ * columns. `name`, `cpu_milli`, `memory_mib`, `num_gpu` and `gpu_milli` are required (a header
+ * without one throws a TraceError at line 1, strict or not: the file is not a pod list); `gpu_spec`,
+ * `qos`, `pod_phase`, `creation_time`, `scheduled_time` and `deletion_time` are optional. A list
+ * without `creation_time` has no times (the FGD simulator places its pods once and keeps them): each
+ * pod is submitted at 0, in file order, marked `untimed`, with the longest run time the simulator
+ * allows (MAX_TIME_S), and only a fill run replays it. Each pod becomes one `batch` job with one
+ * worker replica and fixed speed:
  * - id = name, submitS = creation_time (the trace's times already start at 0), user = "" (`qos`
  *   LS/BE/Burstable/Guaranteed is a service class, not a user, and is not kept), traceStatus = pod_phase.
  * - gpus = num_gpu; for one GPU, gpu_milli 0 or 1000 is a whole GPU and 1..999 a shared part of one;
@@ -33,6 +36,7 @@ import { ConfigError, TraceError } from '../../errors.js';
 import type { ClusterSpec, NodeSpec } from '../../model/cluster-spec.js';
 import { GPU_MILLI } from '../../model/cluster-spec.js';
 import type { JobSpec } from '../../model/job-spec.js';
+import { MAX_TIME_S } from '../../model/limits.js';
 import { convertRow, csvRows, fileError, type CsvRow } from '../csv-rows.js';
 import type { TraceFormat, TraceReadOptions } from '../trace-format.js';
 import { checkNodeSize } from '../trace-rows.js';
@@ -56,7 +60,10 @@ const POD_COLUMNS = [
 ] as const;
 
 /** Pod columns every variant has; the others may be absent from a file's header. */
-const REQUIRED_POD_COLUMNS = ['name', 'cpu_milli', 'memory_mib', 'num_gpu', 'gpu_milli', 'creation_time'] as const;
+const REQUIRED_POD_COLUMNS = ['name', 'cpu_milli', 'memory_mib', 'num_gpu', 'gpu_milli'] as const;
+
+/** The column whose absence makes a pod list time-less. */
+const CREATION_TIME = 'creation_time';
 
 /** Columns of a node list, in file order. */
 const NODE_COLUMNS = ['sn', 'cpu_milli', 'memory_mib', 'gpu', 'model'] as const;
@@ -169,13 +176,15 @@ function podToJob(row: CsvRow, header: readonly string[]): JobSpec {
   const gpus = wholeCount(row, 'num_gpu');
   const gpuMilli = gpuShareMilli(row, gpus);
   const gpuTypes = gpuTypesOf(row, header);
-  const submitS = row.nonNegative('creation_time', 'negative time');
-  const durationS = podDurationS(row, header, submitS);
+  const timed = header.includes(CREATION_TIME);
+  const submitS = timed ? row.nonNegative(CREATION_TIME, 'negative time') : 0;
+  const durationS = timed ? podDurationS(row, header, submitS) : MAX_TIME_S;
   const phase = header.includes('pod_phase') ? row.text('pod_phase') : '';
   return {
     id,
     kind: 'batch',
     submitS,
+    ...(timed ? {} : { untimed: true as const }),
     user: '',
     gpuTypes,
     roles: [{ role: 'worker', replicas: 1, demand: { gpus, gpuMilli, cpuMilli, memMiB } }],
