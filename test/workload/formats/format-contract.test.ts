@@ -138,6 +138,17 @@ const CONTRACTS: Readonly<Record<string, FormatContract>> = {
     ],
     generatedStyle: 'alibaba-pai',
   },
+  'alibaba-spot-2026': {
+    jobs: [
+      {
+        name: 'job_info_df.csv',
+        files: ['alibaba-spot-2026/job_info_df.csv'],
+        corruptFile: 0,
+        corruption: { kind: 'csv-cell', column: 'cpu_request' },
+      },
+    ],
+    cluster: { file: 'alibaba-spot-2026/node_info_df.csv', corruption: { kind: 'csv-cell', column: 'cpu_num' } },
+  },
   philly: {
     jobs: [
       { name: 'Pollux CSV', files: ['philly/philly_jobs.csv'], corruptFile: 0, corruption: { kind: 'csv-cell', column: 'duration' } },
