@@ -1,8 +1,10 @@
+import type { PriorityClass } from '../model/job-spec.js';
+
 /** What the run summary reads of one job at the end of a run (the simulator's job state provides it). */
 export interface JobRecord {
   /** Where the job stands: `completed` and `failed` are final; anything else is unfinished. */
   readonly phase: string;
-  readonly spec: { readonly submitS: number };
+  readonly spec: { readonly submitS: number; readonly priority?: PriorityClass };
   /** When the job first started, or null when it never did. */
   readonly firstStartS: number | null;
   /** When the job completed or failed, or null while unfinished. */
@@ -10,6 +12,10 @@ export interface JobRecord {
   /** Seconds spent waiting in the queue (all waits, including after preemptions). */
   readonly queuedS: number;
   readonly restarts: number;
+  /** Times the job was preempted (by its policy or for a high-priority job). */
+  readonly preemptions: number;
+  /** GPU-seconds of training lost when its capacity was reclaimed without a save (spot jobs). */
+  readonly reclaimLostGpuS: number;
   /** GPU-seconds of training whose result was lost to faults. */
   readonly lostGpuS: number;
   /** GPU-seconds faults kept the job from training. */
