@@ -24,6 +24,10 @@
  * node without GPUs), gpus = gpu_capacity_num, cpuMilli = cpu_num vCPUs × 1000, memMiB = 0, racks
  * of 32 nodes in file order (the trace publishes no topology).
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { ConfigError } from '../../errors.js';
 import type { ClusterSpec, NodeSpec } from '../../model/cluster-spec.js';
 import { GPU_MILLI } from '../../model/cluster-spec.js';
 import type { JobSpec, PriorityClass } from '../../model/job-spec.js';
@@ -35,7 +39,7 @@ import { checkHeader, checkNodeSize, checkRowComplete, positiveDurationS, readCs
 /** Columns of `job_info_df.csv`, as its README lists them. */
 export const SPOT_JOB_COLUMNS = ['job_name', 'organization', 'gpu_model', 'cpu_request', 'gpu_request', 'worker_num', 'submit_time', 'duration', 'job_type'] as const;
 
-/** Columns of `node_info_df.csv`. */
+/** Columns of `node_info_df.csv` the reader needs (by name, in any order). */
 export const SPOT_NODE_COLUMNS = ['node_name', 'gpu_model', 'gpu_capacity_num', 'cpu_num'] as const;
 
 /** Nodes per rack when racks are assigned by file order. */
@@ -157,6 +161,49 @@ async function readSpotNodes(file: string, options: TraceReadOptions): Promise<C
   return { nodes };
 }
 
+/** Name of the job file writeJobs makes. */
+export const SPOT_JOB_FILE = 'job_info_df.csv';
+
+/** The row of a job; a ConfigError (at the job's source) for one the format cannot hold. */
+function jobRecord(job: JobSpec): (string | number)[] {
+  const fail = (why: string): never => {
+    throw new ConfigError(job.source, `cannot be written as an alibaba-spot-2026 row: ${why}`);
+  };
+  if (job.speed.kind !== 'fixed') fail(`only fixed-speed (trace replay) jobs, not ${job.speed.kind}`);
+  if (job.roles.length !== 1 || job.roles[0]!.role !== 'worker') fail('a row is one worker role');
+  if (job.gpuTypes.length > 1) fail('a row names one GPU model');
+  const { replicas, demand } = job.roles[0]!;
+  const gpuRequest = demand.gpus === 1 && demand.gpuMilli < GPU_MILLI ? demand.gpuMilli / GPU_MILLI : demand.gpus;
+  const record: Record<(typeof SPOT_JOB_COLUMNS)[number], string | number> = {
+    job_name: job.id,
+    organization: job.user,
+    gpu_model: job.gpuTypes[0] ?? '',
+    cpu_request: demand.cpuMilli / 1000,
+    gpu_request: gpuRequest,
+    worker_num: replicas,
+    submit_time: job.submitS,
+    duration: job.totalSteps,
+    job_type: job.priority === 'spot' ? 'Spot' : 'HP',
+  };
+  return SPOT_JOB_COLUMNS.map((column) => record[column]);
+}
+
+/** Writes jobs as `job_info_df.csv` (header row) in `outDir`; returns the file written. */
+async function writeSpotJobs(jobs: readonly JobSpec[], outDir: string): Promise<string[]> {
+  const rows = jobs.map(jobRecord);
+  await mkdir(outDir, { recursive: true });
+  const file = join(outDir, SPOT_JOB_FILE);
+  await writeFile(file, stringify([[...SPOT_JOB_COLUMNS], ...rows]));
+  return [file];
+}
+
+/** Writes a cluster as a `node_info_df.csv` file in the published column order (racks and memory are not kept). */
+export async function writeSpotNodeList(cluster: ClusterSpec, file: string): Promise<void> {
+  const columns = ['gpu_model', 'gpu_capacity_num', 'cpu_num', 'node_name'];
+  const rows = cluster.nodes.map((node) => [node.gpuType ?? node.group, node.gpus, node.cpuMilli / 1000, node.name]);
+  await writeFile(file, stringify([columns, ...rows]));
+}
+
 /** The Alibaba spot GPU trace v2026 (jobs with priority classes, and its node list). */
 export const alibabaSpot2026Format: TraceFormat = {
   id: 'alibaba-spot-2026',
@@ -164,4 +211,5 @@ export const alibabaSpot2026Format: TraceFormat = {
   filesHelp: 'job_info_df.csv; cluster: node_info_df.csv',
   readJobs: readSpotJobs,
   readCluster: readSpotNodes,
+  writeJobs: writeSpotJobs,
 };

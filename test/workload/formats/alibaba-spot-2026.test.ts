@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,9 @@ import { traceFormatById } from '../../../src/workload/formats.js';
 import type { TraceReadOptions } from '../../../src/workload/trace-format.js';
 import { rejection } from '../../cli-run.js';
 import { sharedTrace } from '../../shared-traces.js';
-import { readAllJobs, SAMPLES, writeLines } from './format-helpers.js';
+import { batchJob } from '../../helpers.js';
+import { readAllJobs, SAMPLES, withoutSource, writeLines } from './format-helpers.js';
+import { spotSampleCluster, spotSampleJobs, SPOT_2026_SAMPLE_DIR, writeSpotSamples } from '../../../src/workload/samples/spot.js';
 
 const JOB_HEADER = 'job_name,organization,gpu_model,cpu_request,gpu_request,worker_num,submit_time,duration,job_type';
 /** The published node file's own column order (not the README's). */
@@ -174,7 +176,45 @@ describe('alibaba-spot-2026 nodes', () => {
   });
 });
 
+describe('alibaba-spot-2026 writer', () => {
+  it('writes jobs as job_info_df.csv that reads back as the same jobs (memory aside: the format has none)', async () => {
+    const spot = { ...batchJob('s', 5, 2, 600, 3), user: 'org-1', gpuTypes: ['H800'], priority: 'spot' as const };
+    const high = { ...batchJob('h', 0, 1, 60), roles: [{ role: 'worker' as const, replicas: 1, demand: { gpus: 1, gpuMilli: 250, cpuMilli: 2500, memMiB: 0 } }] };
+    const out = join(dir, 'written');
+    const [file] = await alibabaSpot2026Format.writeJobs!([high, spot], out);
+    expect(file).toBe(join(out, 'job_info_df.csv'));
+    const { jobs } = await readAll([file!], { strict: true });
+    expect(jobs.map(withoutSource)).toEqual([
+      { ...withoutSource(high), priority: 'high' },
+      { ...withoutSource(spot), priority: 'spot', roles: [{ ...spot.roles[0]!, demand: { ...spot.roles[0]!.demand, memMiB: 0 } }] },
+    ]);
+  });
+
+  it('refuses a job it cannot write as one row: several roles, several GPU models, a step-counted job', async () => {
+    const twoRoles = { ...batchJob('r', 0, 1, 10), roles: [...batchJob('r', 0, 1, 10).roles, { role: 'ps' as const, replicas: 1, demand: batchJob('r', 0, 1, 10).roles[0]!.demand }] };
+    const twoModels = { ...batchJob('m', 0, 1, 10), gpuTypes: ['A10', 'H800'] };
+    const stepped = { ...batchJob('t', 0, 1, 10), speed: { kind: 'allreduce' as const, computeS: 1, commS: 0 } };
+    for (const job of [twoRoles, twoModels, stepped]) {
+      const error = await rejection(alibabaSpot2026Format.writeJobs!([job], join(dir, `refused-${job.id}`)));
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message.startsWith(`test:${job.id}: `)).toBe(true);
+    }
+  });
+});
+
 describe('alibaba-spot-2026 samples in traces/samples/', () => {
+  it('are what writeSpotSamples makes today, and read back as its fixed lists', async () => {
+    const fresh = join(dir, 'samples');
+    await writeSpotSamples(fresh);
+    for (const name of ['job_info_df.csv', 'node_info_df.csv']) {
+      expect(await readFile(join(fresh, SPOT_2026_SAMPLE_DIR, name), 'utf8'), name).toBe(await readFile(join(SAMPLES, SPOT_2026_SAMPLE_DIR, name), 'utf8'));
+    }
+    const { jobs } = await readAll([join(SAMPLES, SPOT_2026_SAMPLE_DIR, 'job_info_df.csv')], { strict: true });
+    expect(jobs.map(withoutSource)).toEqual(spotSampleJobs().map(withoutSource));
+    const { nodes } = await readNodes(join(SAMPLES, SPOT_2026_SAMPLE_DIR, 'node_info_df.csv'), true);
+    expect({ nodes }).toEqual(spotSampleCluster());
+  });
+
   it('hold high-priority and spot jobs, and nodes of the models they ask for', async () => {
     const { jobs, skipped } = await readAll([join(SAMPLES, 'alibaba-spot-2026', 'job_info_df.csv')], { strict: true });
     expect(skipped).toEqual([]);
