@@ -1,10 +1,10 @@
-import type { PriorityClass } from '../model/job-spec.js';
-
 /** What the run summary reads of one job at the end of a run (the simulator's job state provides it). */
 export interface JobRecord {
   /** Where the job stands: `completed` and `failed` are final; anything else is unfinished. */
   readonly phase: string;
-  readonly spec: { readonly submitS: number; readonly priority?: PriorityClass };
+  readonly spec: { readonly submitS: number };
+  /** The job's priority class (its spec's, `high` by default). */
+  readonly priorityClass: 'high' | 'spot';
   /** When the job first started, or null when it never did. */
   readonly firstStartS: number | null;
   /** When the job completed or failed, or null while unfinished. */

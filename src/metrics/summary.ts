@@ -1,5 +1,4 @@
 import { quantileSorted } from 'd3-array';
-import { priorityOf } from '../model/job-spec.js';
 import type { JobRecord } from './job-record.js';
 
 /** Mean and tail quantiles of a set of durations, in seconds. */
@@ -132,9 +131,9 @@ export function buildSummary(input: SummaryInput): RunSummary {
 
 /** Per-class results, as a summary key, when some job is a spot job; nothing otherwise. */
 function priorityClassesOf(jobs: readonly JobRecord[]): { priorityClasses: PriorityClassesSummary } | Record<string, never> {
-  const spot = jobs.filter((j) => priorityOf(j.spec) === 'spot');
+  const spot = jobs.filter((j) => j.priorityClass === 'spot');
   if (spot.length === 0) return {};
-  const high = jobs.filter((j) => priorityOf(j.spec) === 'high');
+  const high = jobs.filter((j) => j.priorityClass === 'high');
   return {
     priorityClasses: {
       high: classSummary(high),

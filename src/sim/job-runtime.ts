@@ -1,6 +1,6 @@
 import { InvariantError } from '../errors.js';
 import type { JobRecord } from '../metrics/job-record.js';
-import { requestedGpus, requestOf, truthOf, type JobKind, type JobRequest, type JobSpec, type JobTruth, type Role } from '../model/job-spec.js';
+import { priorityOf, requestedGpus, requestOf, truthOf, type JobKind, type PriorityClass, type JobRequest, type JobSpec, type JobTruth, type Role } from '../model/job-spec.js';
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
 import type { PauseKind, PauseStep } from '../model/pause.js';
 import type { RuntimeShape } from '../model/shape.js';
@@ -197,6 +197,11 @@ export class JobRuntime implements OracleJobView, JobRecord {
     if (!(this.nominalRateStepsPerS > 0)) {
       throw new InvariantError(`job ${spec.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
     }
+  }
+
+  /** The job's priority class (its spec's, `high` by default). */
+  get priorityClass(): PriorityClass {
+    return priorityOf(this.spec);
   }
 
   /** Where the job is in its life. */

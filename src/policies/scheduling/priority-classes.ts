@@ -19,6 +19,7 @@
  * Jobs a policy changed in the same instant are left alone (the host's rule for later stages).
  */
 import type { TaskPlacement } from '../../model/allocation.js';
+import { GPU_MILLI } from '../../model/cluster-spec.js';
 import { priorityOf, requestedGpus, type JobSpec } from '../../model/job-spec.js';
 import type { Decision } from '../decision.js';
 import { ReplayScratch } from '../plan-scratch.js';
@@ -43,9 +44,12 @@ export function reclaimForHighPriority(context: SchedulingContext, locked: Reado
   const taken = new Set<JobView>();
   const preemptions: Decision[] = [];
   const starts: Decision[] = [];
+  let spotGpus = spot.reduce((sum, job) => sum + job.gpus, 0);
   let plan = new ReplayScratch(context);
   for (const job of context.queued) {
     if (priorityOf(job.request) !== 'high' || locked.has(job.request.id)) continue;
+    // No placement is tried for a job of whole GPUs beyond what is free and what spot jobs hold.
+    if (wholeGpusOnly(job) && requestedGpus(job.request) > plan.scratch.freeWholeGpusTotal + spotGpus) continue;
     const request = placementRequestOf(job.request);
     if (plan.fork().place(request) !== null) continue;
     const eligible = spot.filter((victim) => !taken.has(victim) && holdsUsableGpus(context, victim, request));
@@ -58,11 +62,17 @@ export function reclaimForHighPriority(context: SchedulingContext, locked: Reado
     plan = committed;
     for (const victim of chosen) {
       taken.add(victim);
+      spotGpus -= victim.gpus;
       preemptions.push({ kind: 'preempt', jobId: victim.request.id, reclaim: true });
     }
     starts.push({ kind: 'start', jobId: job.request.id, tasks });
   }
   return [...preemptions, ...starts];
+}
+
+/** True when every replica of the job asks for whole GPUs (or none): free whole GPUs then bound what it can use. */
+function wholeGpusOnly(job: JobView): boolean {
+  return job.request.roles.every((role) => role.demand.gpus === 0 || role.demand.gpuMilli >= GPU_MILLI);
 }
 
 /** What a running job holds. */
