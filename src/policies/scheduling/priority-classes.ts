@@ -45,16 +45,23 @@ export function reclaimForHighPriority(context: SchedulingContext, locked: Reado
   const preemptions: Decision[] = [];
   const starts: Decision[] = [];
   let spotGpus = spot.reduce((sum, job) => sum + job.gpus, 0);
+  // Shapes no spot capacity can make room for; capacity only shrinks during a pass, so they stay so.
+  const hopeless = new Set<string>();
   let plan = new ReplayScratch(context);
   for (const job of context.queued) {
     if (priorityOf(job.request) !== 'high' || locked.has(job.request.id)) continue;
     // No placement is tried for a job of whole GPUs beyond what is free and what spot jobs hold.
     if (wholeGpusOnly(job) && requestedGpus(job.request) > plan.scratch.freeWholeGpusTotal + spotGpus) continue;
+    const shape = JSON.stringify([job.request.kind, job.request.gpuTypes, job.request.roles]);
+    if (hopeless.has(shape)) continue;
     const request = placementRequestOf(job.request);
     if (plan.fork().place(request) !== null) continue;
     const eligible = spot.filter((victim) => !taken.has(victim) && holdsUsableGpus(context, victim, request));
     const chosen = victimsFor(plan, context, eligible, request);
-    if (chosen === null) continue;
+    if (chosen === null) {
+      hopeless.add(shape);
+      continue;
+    }
     const committed = plan.fork();
     for (const victim of chosen) committed.unreserve(tasksOf(context, victim));
     const tasks = committed.place(request);
