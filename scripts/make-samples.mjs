@@ -3,11 +3,13 @@
 // in the native format. Run after `npm install` (which builds dist/): node scripts/make-samples.mjs
 import { writeAlibabaSamples } from '../dist/workload/samples/alibaba.js';
 import { writeOtherSamples } from '../dist/workload/samples/others.js';
+import { writeSpotSamples } from '../dist/workload/samples/spot.js';
 import { generateTrace } from '../dist/cli/trace-generate.js';
 
 const dir = new URL('../traces/samples/', import.meta.url).pathname;
 await writeAlibabaSamples(dir);
 await writeOtherSamples(dir);
+await writeSpotSamples(dir);
 for (const style of ['philly', 'alibaba-pai', 'ant']) {
   const result = await generateTrace(style, 200, 1, `${dir}native/${style}.jsonl`);
   console.log(`${style}: ${result.jobs ?? 200} jobs`);

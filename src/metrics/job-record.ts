@@ -3,6 +3,8 @@ export interface JobRecord {
   /** Where the job stands: `completed` and `failed` are final; anything else is unfinished. */
   readonly phase: string;
   readonly spec: { readonly submitS: number };
+  /** The job's priority class (its spec's, `high` by default). */
+  readonly priorityClass: 'high' | 'spot';
   /** When the job first started, or null when it never did. */
   readonly firstStartS: number | null;
   /** When the job completed or failed, or null while unfinished. */
@@ -10,6 +12,10 @@ export interface JobRecord {
   /** Seconds spent waiting in the queue (all waits, including after preemptions). */
   readonly queuedS: number;
   readonly restarts: number;
+  /** Times the job was preempted (by its policy or for a high-priority job). */
+  readonly preemptions: number;
+  /** GPU-seconds of training lost when its capacity was reclaimed without a save (spot jobs). */
+  readonly reclaimLostGpuS: number;
   /** GPU-seconds of training whose result was lost to faults. */
   readonly lostGpuS: number;
   /** GPU-seconds faults kept the job from training. */

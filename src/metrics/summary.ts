@@ -9,6 +9,30 @@ export interface Quantiles {
   readonly p99: number;
 }
 
+/** Completed jobs' times of one priority class. */
+export interface ClassSummary {
+  /** Jobs of the class submitted, and how many completed. */
+  readonly jobs: number;
+  readonly completed: number;
+  readonly jctS: Quantiles;
+  /** All time the class's completed jobs spent queued. */
+  readonly waitS: Quantiles;
+}
+
+/** The spot class: its times, how often its jobs were preempted and the work reclaims lost. */
+export interface SpotClassSummary extends ClassSummary {
+  /** Preemptions of spot jobs (for high-priority jobs, or by the scheduling policy). */
+  readonly preemptions: number;
+  /** GPU-hours of spot jobs' training lost to preemptions without a save (the work since their last checkpoint). */
+  readonly preemptionLostGpuHours: number;
+}
+
+/** Per-class results of a workload with spot jobs. */
+export interface PriorityClassesSummary {
+  readonly high: ClassSummary;
+  readonly spot: SpotClassSummary;
+}
+
 /** The run summary contract (DESIGN.md): keys are stable; add, never rename. */
 export interface RunSummary {
   readonly scenario: string;
@@ -32,6 +56,8 @@ export interface RunSummary {
   readonly downtimeGpuHours: number;
   readonly events: number;
   readonly perf: { readonly wallS: number; readonly eventsPerS: number };
+  /** Present only when the workload has spot jobs (so runs without them keep their summaries). */
+  readonly priorityClasses?: PriorityClassesSummary;
 }
 
 /** Everything the summary is computed from, at the end of a run. */
@@ -99,6 +125,35 @@ export function buildSummary(input: SummaryInput): RunSummary {
     downtimeGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.downtimeGpuS, 0) / 3600),
     events: input.events,
     perf: { wallS: 0, eventsPerS: 0 },
+    ...priorityClassesOf(jobs),
+  };
+}
+
+/** Per-class results, as a summary key, when some job is a spot job; nothing otherwise. */
+function priorityClassesOf(jobs: readonly JobRecord[]): { priorityClasses: PriorityClassesSummary } | Record<string, never> {
+  const spot = jobs.filter((j) => j.priorityClass === 'spot');
+  if (spot.length === 0) return {};
+  const high = jobs.filter((j) => j.priorityClass === 'high');
+  return {
+    priorityClasses: {
+      high: classSummary(high),
+      spot: {
+        ...classSummary(spot),
+        preemptions: spot.reduce((sum, j) => sum + j.preemptions, 0),
+        preemptionLostGpuHours: roundRatio(spot.reduce((sum, j) => sum + j.reclaimLostGpuS, 0) / 3600),
+      },
+    },
+  };
+}
+
+/** Job counts and completed jobs' JCT and waits of one class. */
+function classSummary(jobs: readonly JobRecord[]): ClassSummary {
+  const completed = jobs.filter((j) => j.phase === 'completed');
+  return {
+    jobs: jobs.length,
+    completed: completed.length,
+    jctS: quantiles(completed.map((j) => j.endS! - j.spec.submitS)),
+    waitS: quantiles(completed.map((j) => j.queuedS)),
   };
 }
 

@@ -81,6 +81,20 @@ export interface CheckpointSpec {
 /** Seconds a flash checkpoint blocks training (save to host memory; REFERENCE §1: ~0.5 s). */
 export const FLASH_SAVE_BLOCK_S = 0.5;
 
+/**
+ * A job's priority class: `high` jobs (the default) preempt running `spot` jobs when they do not
+ * fit; a preempted spot job loses the work since its last checkpoint (see priority-classes.ts).
+ */
+export type PriorityClass = 'high' | 'spot';
+
+/** Priority classes, in the order summaries list them. */
+export const PRIORITY_CLASSES: readonly PriorityClass[] = ['high', 'spot'];
+
+/** A job's priority class (absent = high). */
+export function priorityOf(job: Pick<JobSpec, 'priority'>): PriorityClass {
+  return job.priority ?? 'high';
+}
+
 /** A job as submitted: everything the workload knows about it (static). */
 export interface JobSpec {
   /** Unique job id. */
@@ -119,6 +133,8 @@ export interface JobSpec {
    * group set-up, warm-up), paid at every start and restart; absent = 0.
    */
   readonly startupS?: number;
+  /** Priority class; absent = high (see PriorityClass). */
+  readonly priority?: PriorityClass;
 }
 
 /**

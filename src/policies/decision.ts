@@ -23,8 +23,12 @@ export type Decision =
       readonly add: readonly TaskPlacement[];
       readonly remove: readonly TaskPlacement[];
     }
-  /** Stop a running job and put it back in the queue; it keeps its progress (checkpoint on preemption). */
-  | { readonly kind: 'preempt'; readonly jobId: string }
+  /**
+   * Stop a running job and put it back in the queue; it keeps its progress (checkpoint on
+   * preemption), unless `reclaim`: then it is stopped without a save (a spot job's capacity taken
+   * back) and loses the work since its last checkpoint.
+   */
+  | { readonly kind: 'preempt'; readonly jobId: string; readonly reclaim?: boolean }
   /**
    * Change one role of a running job: replicas removed and added, the added ones with any demand
    * within the spec's bounds (e.g. a PS with twice the CPU replacing one); training pauses as `pause` says.

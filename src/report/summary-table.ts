@@ -1,4 +1,4 @@
-import type { RunSummary } from '../metrics/summary.js';
+import type { PriorityClassesSummary, Quantiles, RunSummary } from '../metrics/summary.js';
 
 /** Seconds as a short human duration: "42s", "12.5m", "3.20h", "2.10d". */
 export function formatSeconds(seconds: number): string {
@@ -28,6 +28,30 @@ export function alignColumns(rows: readonly (readonly string[])[], allLeft = fal
         .join('  '),
     )
     .join('\n');
+}
+
+/** Per-class times, spot preemptions and the work they lost, for a workload with spot jobs. */
+function priorityClassesTable(classes: PriorityClassesSummary): string {
+  const q = (label: string, completed: number, values: Quantiles): string[] => [
+    label,
+    ...[values.mean, values.p50, values.p90, values.p99].map((value) => (completed === 0 ? '–' : formatSeconds(value))),
+  ];
+  const { high, spot } = classes;
+  return [
+    alignColumns([
+      ['priority classes', 'mean', 'p50', 'p90', 'p99'],
+      q('JCT, high priority', high.completed, high.jctS),
+      q('JCT, spot', spot.completed, spot.jctS),
+      q('queued, high priority', high.completed, high.waitS),
+      q('queued, spot', spot.completed, spot.waitS),
+    ]),
+    '',
+    alignColumns([
+      ['jobs, high priority / spot', `${high.jobs} / ${spot.jobs}`],
+      ['spot preemptions', String(spot.preemptions)],
+      ['lost to spot preemptions (GPU hours)', spot.preemptionLostGpuHours.toFixed(1)],
+    ]),
+  ].join('\n');
 }
 
 /** The readable table `dlsim run` prints. */
@@ -69,6 +93,7 @@ export function summaryTable(summary: RunSummary): string {
       ['wall time', `${summary.perf.wallS.toFixed(3)}s (${Math.round(summary.perf.eventsPerS)} events/s)`],
     ]),
   ];
+  if (summary.priorityClasses) lines.push('', priorityClassesTable(summary.priorityClasses));
   const byType = Object.entries(summary.faults.byType);
   if (byType.length > 0) {
     lines.push('', alignColumns([['faults by type', 'count'], ...byType.map(([type, count]) => [`  ${type}`, String(count)])]));

@@ -607,6 +607,7 @@ function buildJob(job: JobDoc, index: number, source: string): JobSpec {
       ? { checkpoint: { intervalS: job.checkpoint.interval, saveS: job.checkpoint.save, loadS: job.checkpoint.load, flash: job.checkpoint.flash } }
       : {}),
     ...(job.startup > 0 ? { startupS: job.startup } : {}),
+    ...(job.priority === undefined ? {} : { priority: job.priority }),
   };
 }
 

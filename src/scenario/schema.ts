@@ -140,6 +140,8 @@ const jobSchema = z
     duration: positiveDurationS.optional(),
     steps: positiveUpTo(MAX_STEPS).optional(),
     startup: durationS.default(0),
+    // Priority class: high (the default) preempts running spot jobs when it does not fit.
+    priority: z.enum(['high', 'spot'], says('expected high or spot')).optional(),
     stepTime: positiveDurationS.optional(),
     commFraction: z
       .number(says('expected a number in [0, 1)'))

@@ -19,7 +19,7 @@ export function applyDecisions(control: JobControl, decisions: readonly Decision
     return control.job(jobId);
   };
   const jobs = new Map<Decision, JobRuntime>();
-  for (const decision of decisions) if (decision.kind === 'preempt') control.preempt(claim(decision.jobId));
+  for (const decision of decisions) if (decision.kind === 'preempt') control.preempt(claim(decision.jobId), decision.reclaim === true);
   for (const decision of decisions) {
     switch (decision.kind) {
       case 'resize': {

@@ -183,11 +183,12 @@ export class JobControl {
     this.checkBrokenStart(job);
   }
 
-  /** Stops a running job and queues it again in submission order, keeping its progress. */
-  preempt(job: JobRuntime): void {
+  /** Stops a running job and queues it again in submission order, keeping its progress (`reclaim`: only up to its last checkpoint). */
+  preempt(job: JobRuntime, reclaim = false): void {
     this.expectPhase(job, 'running', 'preempt');
     job.advanceTo(this.engine.nowS);
     this.recordSpeedSample(job);
+    if (reclaim) job.loseSinceCheckpoint();
     this.stopRunning(job);
     job.phase = 'queued';
     job.paused = false;

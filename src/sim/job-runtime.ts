@@ -1,6 +1,6 @@
 import { InvariantError } from '../errors.js';
 import type { JobRecord } from '../metrics/job-record.js';
-import { requestedGpus, requestOf, truthOf, type JobKind, type JobRequest, type JobSpec, type JobTruth, type Role } from '../model/job-spec.js';
+import { priorityOf, requestedGpus, requestOf, truthOf, type JobKind, type PriorityClass, type JobRequest, type JobSpec, type JobTruth, type Role } from '../model/job-spec.js';
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
 import type { PauseKind, PauseStep } from '../model/pause.js';
 import type { RuntimeShape } from '../model/shape.js';
@@ -125,6 +125,10 @@ export class JobRuntime implements OracleJobView, JobRecord {
   downtimeGpuS = 0;
   /** Steps done and then lost to faults (rolled back, or all of them when the job failed). */
   lostSteps = 0;
+  /** Steps done and then lost when a preemption reclaimed the job's capacity without a save (a spot job). */
+  reclaimLostSteps = 0;
+  /** GPU-seconds of training those reclaims lost. */
+  reclaimLostGpuS = 0;
   /** Training seconds between checkpoints (Infinity: the job never checkpoints). */
   checkpointIntervalS = Infinity;
   /** Training seconds since the last completed checkpoint (or start). */
@@ -195,6 +199,11 @@ export class JobRuntime implements OracleJobView, JobRecord {
     if (!(this.nominalRateStepsPerS > 0)) {
       throw new InvariantError(`job ${spec.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
     }
+  }
+
+  /** The job's priority class (its spec's, `high` by default). */
+  get priorityClass(): PriorityClass {
+    return priorityOf(this.spec);
   }
 
   /** Where the job is in its life. */
@@ -375,6 +384,16 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.saving = false;
     this.trainedSinceCheckpointS = 0;
     return lost;
+  }
+
+  /** A preemption without a save: progress goes back to the last completed checkpoint; the work lost is counted apart from faults'. */
+  loseSinceCheckpoint(): void {
+    const lost = Math.max(0, this.stepsAtUpdate - this.checkpointedSteps);
+    if (lost > 0 && this.baseRateStepsPerS > 0) this.reclaimLostGpuS += (lost / this.baseRateStepsPerS) * this.gpus;
+    this.reclaimLostSteps += lost;
+    this.progressSteps = this.checkpointedSteps;
+    this.saving = false;
+    this.trainedSinceCheckpointS = 0;
   }
 
   /** Loss values reported so far, as of the clock's current time (empty without a loss curve). */

@@ -7,6 +7,7 @@ import type { AutoscalePolicy } from '../policies/autoscale/types.js';
 import type { DataPolicy } from '../policies/data/types.js';
 import type { Decision } from '../policies/decision.js';
 import { presetStack } from '../policies/presets.js';
+import { hasSpotJobs, PRIORITY_CLASSES, reclaimForHighPriority } from '../policies/scheduling/priority-classes.js';
 import type { RecoveryPolicy } from '../policies/recovery/types.js';
 import { policyEntry, type PolicyEntry, type PolicyHandle, type PolicyKind } from '../policies/registry.js';
 import type { ObservingContext, PlacementPolicy, SchedulingContext, SchedulingPolicy } from '../policies/types.js';
@@ -107,6 +108,8 @@ export class PolicyHost {
   private readonly due: Record<ConsultedKind, boolean> = { scheduling: false, autoscale: false, data: false };
   /** Jobs whose tasks a kind changed in this instant. */
   private readonly changedThisInstant = new Set<string>();
+  /** True when the workload has spot jobs: high-priority jobs then reclaim their capacity after each scheduling pass. */
+  private readonly priorityClasses: boolean;
 
   constructor(setup: PolicyHostSetup) {
     this.engine = setup.engine;
@@ -122,6 +125,7 @@ export class PolicyHost {
     this.recovery = recoveryEntry.create(scenario.recoveryTimesS ?? {});
     this.autoscale = setup.autoscalePolicy ?? make<AutoscalePolicy>('autoscale', stack.autoscale, handle);
     this.data = setup.dataPolicy ?? make<DataPolicy>('data', stack.data, handle);
+    this.priorityClasses = hasSpotJobs(scenario.jobs);
     this.sampler = new Sampler({ periodS: scenario.params.samplePeriodS, seed: scenario.seed }, {
       truthOf: (jobId) => {
         const job = this.control.job(jobId);
@@ -192,6 +196,10 @@ export class PolicyHost {
       changes: this.control.takeChanges(),
     };
     this.consult('scheduling', this.scheduling.schedule(context));
+    if (this.priorityClasses) {
+      const after = { ...context, queued: this.control.queued, running: this.control.running, changes: { queued: [], started: [], stopped: [] } };
+      this.consult('scheduling', reclaimForHighPriority(after, this.changedThisInstant), PRIORITY_CLASSES);
+    }
   }
 
   /** True when the kind is consulted now: its tick came, or it has none and something changed. */
@@ -199,10 +207,9 @@ export class PolicyHost {
     return this.due[kind] || (this.policyOf(kind).tickS === undefined && this.control.dirty);
   }
 
-  /** Validates and applies one kind's decisions, dropping those on jobs an earlier kind changed in this instant. */
-  private consult(kind: ConsultedKind, decisions: readonly Decision[]): void {
+  /** Validates and applies one kind's decisions (made by `name`), dropping those on jobs an earlier kind changed in this instant. */
+  private consult(kind: ConsultedKind, decisions: readonly Decision[], name = this.policyOf(kind).name): void {
     if (decisions.length === 0) return;
-    const name = this.policyOf(kind).name;
     const allowed: Decision[] = [];
     for (const decision of decisions) {
       const auxiliary = decision.kind === 'attach' || decision.kind === 'detach';

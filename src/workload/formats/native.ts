@@ -55,6 +55,7 @@ const nativeJobSchema = z
     retries: z.number().int().nonnegative().optional(),
     source: z.string().optional(),
     loss: z.strictObject({ b0: positive, b1: nonNegative, b2: nonNegative, noise: nonNegative, targetLoss: positive }).optional(),
+    priority: z.enum(['high', 'spot'], { error: 'expected high or spot' }).optional(),
   })
   .refine((job) => (job.durationS === undefined) !== (job.totalSteps === undefined), {
     message: 'give exactly one of durationS and totalSteps',
@@ -104,6 +105,7 @@ function nativeRecord(job: JobSpec): NativeJobRecord {
     ...(job.traceRetries === undefined ? {} : { retries: job.traceRetries }),
     source: job.source,
     ...(job.loss === undefined ? {} : { loss: { ...job.loss } }),
+    ...(job.priority === undefined ? {} : { priority: job.priority }),
   };
 }
 
@@ -148,6 +150,7 @@ export function parseNativeLine(text: string, file: string, line: number): JobSp
     ...(job.status === undefined ? {} : { traceStatus: job.status }),
     ...(job.retries === undefined ? {} : { traceRetries: job.retries }),
     ...(job.loss === undefined ? {} : { loss: job.loss }),
+    ...(job.priority === undefined ? {} : { priority: job.priority }),
   };
 }
 

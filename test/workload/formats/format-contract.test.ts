@@ -138,6 +138,27 @@ const CONTRACTS: Readonly<Record<string, FormatContract>> = {
     ],
     generatedStyle: 'alibaba-pai',
   },
+  'alibaba-spot-2026': {
+    jobs: [
+      {
+        name: 'job_info_df.csv',
+        files: ['alibaba-spot-2026/job_info_df.csv'],
+        corruptFile: 0,
+        corruption: { kind: 'csv-cell', column: 'cpu_request' },
+      },
+    ],
+    cluster: { file: 'alibaba-spot-2026/node_info_df.csv', corruption: { kind: 'csv-cell', column: 'cpu_num' } },
+    // Drops memory (the trace has none: it reads back 0), the status and retries (not recorded); a
+    // job without a priority class reads back high (HP).
+    readBack: [
+      {
+        name: 'job_info_df.csv',
+        files: ['job_info_df.csv'],
+        carried: (job) => ({ ...(carriedFields(job, ['traceStatus', 'traceRetries'], ['memMiB']) as object), priority: job.priority ?? 'high' }),
+      },
+    ],
+    generatedStyle: 'philly',
+  },
   philly: {
     jobs: [
       { name: 'Pollux CSV', files: ['philly/philly_jobs.csv'], corruptFile: 0, corruption: { kind: 'csv-cell', column: 'duration' } },

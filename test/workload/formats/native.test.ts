@@ -53,6 +53,14 @@ describe('native JSON Lines format', () => {
     expect(() => parseNativeLine(both, 'f.jsonl', 5)).toThrow('f.jsonl:5: durationS: give exactly one of durationS and totalSteps');
   });
 
+  it('keeps a priority class and rejects an unknown one at its field', () => {
+    const spot = { ...batchJob('s', 0, 1, 10), priority: 'spot' as const };
+    expect(parseNativeLine(nativeLine(spot), 'f.jsonl', 1).priority).toBe('spot');
+    expect(parseNativeLine(nativeLine(batchJob('h', 0, 1, 10)), 'f.jsonl', 1).priority).toBeUndefined();
+    const urgent = nativeLine(spot).replace('"spot"', '"urgent"');
+    expect(() => parseNativeLine(urgent, 'f.jsonl', 2)).toThrow(/^f\.jsonl:2: priority: /);
+  });
+
   it('streams files, skipping bad lines in lenient mode and stopping in strict mode', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'dlsim-native-')), 'jobs.jsonl');
     const good = [batchJob('a', 0, 1, 10), batchJob('b', 5, 2, 20), batchJob('c', 9, 4, 30)].map(nativeLine);
