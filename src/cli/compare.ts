@@ -14,7 +14,7 @@ import { defaultWorkers, runMany } from './run-many.js';
 
 interface CompareArgs {
   scenario: string;
-  policies: string;
+  policies: string | string[];
   seeds: number;
   seed?: number;
   set?: string | string[];
@@ -40,7 +40,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .option('workers', { type: 'string', coerce: wholeNumberOption('--workers', 1), describe: 'worker threads (default: one per core); results do not depend on it' })
       .option('check-invariants', { type: 'boolean', describe: 'check every run after every instant and at its end (stops at the first breach, exit 2)' }) as Argv<CompareArgs>,
   handler: async (args: ArgumentsCamelCase<CompareArgs>) => {
-    const policies = args.policies.split(',').map((p) => p.trim()).filter((p) => p !== '');
+    // Repeated --policies add up: `--policies a --policies b` is `--policies a,b`.
+    const policies = listOption(args.policies).join(',').split(',').map((p) => p.trim()).filter((p) => p !== '');
     if (policies.length === 0) throw new ConfigError('--policies', 'name at least one policy');
     const known = presetNames();
     for (const policy of policies) {

@@ -35,4 +35,11 @@ describe('dlsim compare', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/--policies: unknown policy "nope"; known policies: fifo/);
   });
+
+  it('adds up repeated --policies, as one comma-separated list', () => {
+    const repeated = dlsim('compare', 'scenarios/quickstart.yaml', '--policies', 'fifo', '--policies', 'sjf', '--seeds', '1', '--json');
+    expect(repeated.code).toBe(0);
+    const listed = dlsim('compare', 'scenarios/quickstart.yaml', '--policies', 'fifo,sjf', '--seeds', '1', '--json');
+    expect(repeated.stdout).toBe(listed.stdout);
+  });
 });
