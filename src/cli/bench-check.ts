@@ -81,10 +81,10 @@ function readIfPresent(file: string): BaselineRun[] {
 /** How long the quick benchmarks may take before the check gives up on them (they take seconds). */
 const QUICK_TIMEOUT_MS = 300_000;
 
-/** Runs `dlsim bench --quick --json` in a fresh process (nothing else of this one loads it) and returns its figures. */
+/** Runs `dlsim bench --quick --json --only engine-ratios` in a fresh process (nothing else of this one loads it) and returns its figures. */
 function quickFigures(): BenchFigure[] {
   const cli = fileURLToPath(new URL('./main.js', import.meta.url));
-  const child = spawnSync(process.execPath, [cli, 'bench', '--quick', '--json'], { encoding: 'utf8', maxBuffer: 1 << 24, timeout: QUICK_TIMEOUT_MS });
+  const child = spawnSync(process.execPath, [cli, 'bench', '--quick', '--json', '--only', 'engine-ratios'], { encoding: 'utf8', maxBuffer: 1 << 24, timeout: QUICK_TIMEOUT_MS });
   if (child.status !== 0) {
     const why = child.error !== undefined ? `no answer within ${QUICK_TIMEOUT_MS / 1000} s` : (child.stderr.trim().split('\n').find((line) => line.trim() !== '') ?? '').trim();
     throw new SimError(`dlsim bench --quick --json failed: ${why}`);

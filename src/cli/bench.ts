@@ -4,7 +4,9 @@ import { measureAgainstHeap, measureHoldRatio } from '../bench/hold-ratio.js';
 import { benchImportMemory } from '../bench/import-memory.js';
 import type { BenchFigure as Figure } from '../bench/perf-gate.js';
 import { benchSimThroughput, simEventsPerS } from '../bench/sim-throughput.js';
-import { ConfigError } from '../errors.js';
+import { spawnSync } from 'node:child_process';
+import { caseNames, runCaseHere, SCALING_JOBS, targetOf, type CaseResult } from '../bench/cases.js';
+import { ConfigError, SimError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
 import { benchOptimusRound } from '../bench/optimus-bench.js';
 import { alignColumns } from '../report/summary-table.js';
@@ -15,6 +17,7 @@ import { printJson } from './output.js';
 
 interface BenchArgs {
   only?: string;
+  case?: string;
   rows?: number;
   json?: boolean;
   quick?: boolean;
@@ -60,18 +63,6 @@ const BENCHMARKS: Readonly<Record<string, (args: BenchArgs) => Promise<Figure[]>
       { bench: 'sim-faults', metric: 'events/s', value: r.eventsPerS, unit: '1/s', target: 'higher is better' },
     ];
   },
-  'optimus-round': async (args) => {
-    const r = args.quick ? benchOptimusRound(QUICK.optimusTasks, QUICK.optimusNodes) : benchOptimusRound();
-    return [
-      {
-        bench: 'optimus-round',
-        metric: 'one allocation round',
-        value: Math.round(r.seconds * 1000) / 1000,
-        unit: 's',
-        target: `${r.tasks} tasks on ${r.nodes} nodes (${r.jobs} jobs); paper ~5 s, target <= 1 s`,
-      },
-    ];
-  },
   'import-memory': async (args) => {
     const cli = fileURLToPath(new URL('./main.js', import.meta.url));
     const r = await benchImportMemory(cli, args.rows ?? (args.quick ? QUICK.importRows : 1_000_000));
@@ -111,7 +102,8 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
   describe: 'Run the benchmarks and print their figures, or check the committed baselines (--check)',
   builder: (yargs: Argv<object>) =>
     yargs
-      .option('only', { type: 'string', describe: `comma-separated benchmarks: ${Object.keys(BENCHMARKS).join(', ')}` })
+      .option('only', { type: 'string', describe: 'comma-separated cases and benchmarks (default: all; `dlsim bench --list` names them)' })
+      .option('case', { type: 'string', hidden: true, describe: 'run one case in this process and print its figures as JSON (what each case\'s child process does)' })
       .option('rows', { type: 'string', coerce: wholeNumberOption('--rows', 1), describe: 'rows of the generated trace import-memory imports (default 1,000,000; 20,000 with --quick)' })
       .option('json', { type: 'boolean', describe: 'print the figures as one JSON object' })
       .option('quick', { type: 'boolean', describe: 'small sizes of every benchmark (seconds, not minutes)' })
@@ -137,17 +129,96 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
         perf: args.perf,
       });
     }
-    const names = args.only ? args.only.split(',').map((n) => n.trim()) : Object.keys(BENCHMARKS);
+    if (args.case !== undefined) return printJson(await childFigures(args.case, args.quick === true));
+    const cases = caseNames();
+    const names = args.only ? args.only.split(',').map((n) => n.trim()).filter((n) => n !== '') : [...cases, ...Object.keys(BENCHMARKS)];
     for (const name of names) {
-      if (!BENCHMARKS[name]) throw new ConfigError('--only', `unknown benchmark "${name}"; known: ${Object.keys(BENCHMARKS).join(', ')}`);
+      if (!BENCHMARKS[name] && !cases.includes(name)) {
+        throw new ConfigError('--only', `unknown case "${name}"; known: ${[...cases, ...Object.keys(BENCHMARKS)].join(', ')}`);
+      }
     }
     const figures: Figure[] = [];
+    const results: CaseResult[] = [];
     for (const name of names) {
       if (!args.json) process.stderr.write(`running ${name}…\n`);
-      figures.push(...(await BENCHMARKS[name]!(args)));
+      if (BENCHMARKS[name]) figures.push(...(await BENCHMARKS[name]!(args)));
+      else results.push(runCase(name, args.quick === true));
     }
-    if (args.json) return printJson({ figures });
-    const rows = [['benchmark', 'metric', 'value', 'note'], ...figures.map((f) => [f.bench, f.metric, `${f.value} ${f.unit}`, f.target])];
-    process.stdout.write(`${alignColumns(rows)}\n`);
+    if (args.json) return printJson({ cases: results, figures });
+    if (results.length > 0) {
+      const rows = [
+        ['case', 'wall', 'events/s', 'peak RSS', 'ratio', 'target', 'pass', 'note'],
+        ...results.map((r) => [
+          r.name,
+          r.wallS === null ? '-' : `${r.wallS} s`,
+          r.eventsPerS === null ? '-' : String(r.eventsPerS),
+          r.maxRssMiB === null ? '-' : `${r.maxRssMiB} MiB`,
+          r.ratio === null ? '-' : String(r.ratio),
+          r.target,
+          r.pass === null ? '-' : r.pass ? 'yes' : 'NO',
+          r.note,
+        ]),
+      ];
+      process.stdout.write(`${alignColumns(rows)}\n`);
+    }
+    if (figures.length > 0) {
+      const rows = [['benchmark', 'metric', 'value', 'note'], ...figures.map((f) => [f.bench, f.metric, `${f.value} ${f.unit}`, f.target])];
+      process.stdout.write(`${alignColumns(rows)}\n`);
+    }
   },
 };
+
+/** What a child process prints for one case. */
+interface ChildFigures {
+  readonly wallS?: number;
+  readonly events?: number | null;
+  readonly ratio?: number;
+  readonly note?: string;
+  readonly skipped?: string;
+  readonly maxRssMiB: number;
+}
+
+/** Runs one case in this process (a child of `dlsim bench`), with the process's peak memory. */
+async function childFigures(name: string, quick: boolean): Promise<ChildFigures> {
+  const figures = await runCaseHere(name, quick);
+  return { ...figures, maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024) };
+}
+
+/** Runs a case in a fresh process (its memory is its own), or each size of a scaling case, and checks the target. */
+function runCase(name: string, quick: boolean): CaseResult {
+  const target = targetOf(name);
+  const sizes = name.startsWith('scaling/') ? (quick ? SCALING_JOBS.quick : SCALING_JOBS.full) : [null];
+  const runs = sizes.map((size) => spawnCase(size === null ? name : `${name}/${size}`, quick));
+  const last = runs[runs.length - 1]!;
+  if (last.skipped !== undefined) return { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: null, note: `not run: ${last.skipped}` };
+  let ratio = last.ratio ?? null;
+  let note = last.note ?? '';
+  if (runs.length > 1) {
+    const ratios = runs.slice(1).map((run, k) => run.wallS! / runs[k]!.wallS!);
+    ratio = Math.round(Math.max(...ratios) * 100) / 100;
+    note = `${sizes.join(' / ')} jobs: ${runs.map((r) => `${r.wallS} s`).join(' / ')} (ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}); ${note.replace(/^\d+ /, '')}`;
+  }
+  const wallS = last.wallS ?? null;
+  const events = last.events ?? null;
+  return {
+    name,
+    wallS,
+    eventsPerS: events !== null && wallS !== null && wallS > 0 ? Math.round(events / wallS) : null,
+    maxRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
+    ratio,
+    target: target.text,
+    pass: target.holds(wallS, last.maxRssMiB, ratio),
+    note,
+  };
+}
+
+/** `dlsim bench --case NAME --json` in a child process; its figures. */
+function spawnCase(name: string, quick: boolean): ChildFigures {
+  const cli = fileURLToPath(new URL('./main.js', import.meta.url));
+  const child = spawnSync(process.execPath, [cli, 'bench', '--case', name, ...(quick ? ['--quick'] : [])], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (child.status !== 0) {
+    const why = (child.stderr.trim().split('\n').find((line) => line.trim() !== '') ?? `exit ${child.status}`).trim();
+    throw new SimError(`bench case ${name} failed: ${why}`);
+  }
+  return JSON.parse(child.stdout) as ChildFigures;
+}

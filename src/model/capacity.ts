@@ -181,6 +181,20 @@ export class CapacityScratch {
     return sum;
   }
 
+  /** Free memory of the node in MiB. */
+  freeMemMiB(nodeIndex: number): number {
+    const copied = this.overlay.get(nodeIndex);
+    if (copied) return copied.memMiB;
+    return this.base === 'empty' ? this.nodes[nodeIndex]!.memMiB : this.view.freeMemMiB(nodeIndex);
+  }
+
+  /** Free whole GPUs of the node. */
+  freeWholeGpus(nodeIndex: number): number {
+    const copied = this.overlay.get(nodeIndex);
+    if (copied) return copied.wholeGpus;
+    return this.base === 'empty' ? this.nodes[nodeIndex]!.gpus : this.view.freeWholeGpus(nodeIndex);
+  }
+
   /** Free CPU of the node in thousandths of a core. */
   freeCpuMilli(nodeIndex: number): number {
     const copied = this.overlay.get(nodeIndex);
@@ -269,7 +283,7 @@ export function fitCountIn(free: Readonly<NodeFree>, demand: ReplicaDemand): num
 }
 
 /** Replicas that fit given free CPU, memory and whole GPUs (GPU shares are counted by the caller). */
-function fitCountOf(cpuMilli: number, memMiB: number, wholeGpus: number, demand: ReplicaDemand): number {
+export function fitCountOf(cpuMilli: number, memMiB: number, wholeGpus: number, demand: ReplicaDemand): number {
   let count = Infinity;
   if (demand.cpuMilli > 0) count = Math.min(count, Math.floor(cpuMilli / demand.cpuMilli));
   if (demand.memMiB > 0) count = Math.min(count, Math.floor(memMiB / demand.memMiB));

@@ -15,15 +15,15 @@ export function compareFitKeys(a: FitKey, b: FitKey): number {
  * a time (O(log n) a jump) rather than visited.
  */
 export function visitFrom(index: FitIndexView, group: string, from: FitKey, minCpuMilli: number, visit: (key: FitKey, nodeIndex: number) => boolean): void {
-  let key: FitKey = from;
-  for (let pair = index.atOrAfter(group, key); pair !== undefined; pair = index.atOrAfter(group, key)) {
-    const [found, i] = pair;
+  let entries = index.ascending(group, from)[Symbol.iterator]();
+  for (let next = entries.next(); !next.done; next = entries.next()) {
+    const [found, i] = next.value;
     if (found[1] < minCpuMilli) {
-      key = [found[0], minCpuMilli, -Infinity];
+      // The rest of this GPU level has too little CPU up to `minCpuMilli`: jump there.
+      entries = index.ascending(group, [found[0], minCpuMilli, -Infinity])[Symbol.iterator]();
       continue;
     }
     if (visit(found, i)) return;
-    key = [found[0], found[1], found[2] + 0.5];
   }
 }
 

@@ -311,7 +311,8 @@ export class FaultHandler {
     const { occurrence, oomTask, hardwareLost } = crash;
     const faultType = occurrence?.type.name ?? '';
     const tasks = [...(this.cluster.tasksOf(job.spec.id) ?? [])];
-    const lostNodeIndices = [...new Set(tasks.map((t) => t.nodeIndex))].filter((i) => this.lostHardware(i, tasks));
+    const byNode = tasksByNode(tasks);
+    const lostNodeIndices = [...byNode].filter(([i, onNode]) => this.lostHardware(i, onNode)).map(([i]) => i);
     const rankZeroNodeIndex = tasks.find((t) => t.role === 'worker')?.nodeIndex ?? null;
     // An OOM kill: the pod the simulation found short of memory, or for a catalog fault that exits with OOM, the job's pod on that node.
     const oomed = oomTask ?? (occurrence && exitClassOf(occurrence.type) === 'oom' ? (tasks.find((t) => t.nodeIndex === occurrence.nodeIndex) ?? null) : null);
@@ -323,7 +324,7 @@ export class FaultHandler {
       faultNodeIndex: oomTask?.nodeIndex ?? occurrence?.nodeIndex ?? null,
       oom: oomed && { role: oomed.role, memMiB: oomed.demand.memMiB },
     };
-    const plan = this.recovery.onCrash(job, cause, this.recoveryContext(cause, tasks));
+    const plan = this.recovery.onCrash(job, cause, this.recoveryContext(cause, byNode));
     this.control.markDirty();
     switch (plan.kind) {
       case 'fail':
@@ -346,14 +347,15 @@ export class FaultHandler {
   }
 
   /** What the recovery policy reads about a crash of a job holding `tasks`: the cluster, scratches, the node-check probe. */
-  private recoveryContext(cause: CrashCause, tasks: readonly TaskPlacement[]): RecoveryContext {
+  private recoveryContext(cause: CrashCause, byNode: ReadonlyMap<number, readonly TaskPlacement[]>): RecoveryContext {
+    const lost = new Set(cause.lostNodeIndices);
     return {
       ...this.growBackContext(),
       testNodes: (nodeIndices) =>
         nodeIndices.map((nodeIndex) => ({
           nodeIndex,
-          faulty: cause.lostNodeIndices.includes(nodeIndex),
-          testS: NODE_TEST_S / this.nodeFactorFor(nodeIndex, tasks),
+          faulty: lost.has(nodeIndex),
+          testS: NODE_TEST_S / this.nodeFactorFor(nodeIndex, byNode.get(nodeIndex) ?? []),
         })),
       scratchAfter: (cleanup) => this.scratchAfter(cleanup),
     };
@@ -433,11 +435,11 @@ export class FaultHandler {
     this.faults.log({ timeS: nowS, event: 'job-failed', faultType, node: '', gpu: null, jobId: job.spec.id, detail: `recovery ${this.recovery.name}: ${why}` });
   }
 
-  /** True when the node, or one of the GPUs the tasks use on it, is down or broken. */
-  private lostHardware(nodeIndex: number, tasks: readonly TaskPlacement[]): boolean {
+  /** True when the node is down, or the job's tasks on it (`onNode`) sit on broken or down GPUs. */
+  private lostHardware(nodeIndex: number, onNode: readonly TaskPlacement[]): boolean {
     if (this.cluster.nodeHealth(nodeIndex) === 'down') return true;
-    if (this.faults.brokenUnder(tasks.filter((t) => t.nodeIndex === nodeIndex))) return true;
-    return tasks.some((t) => t.nodeIndex === nodeIndex && t.gpuIndices.some((g) => !this.cluster.gpuUp(nodeIndex, g)));
+    if (this.faults.brokenUnder(onNode)) return true;
+    return onNode.some((t) => t.gpuIndices.some((g) => !this.cluster.gpuUp(nodeIndex, g)));
   }
 
   /** In-place recovery: after the cleanup, the job takes its replacement pods and new shape, restarts and loads. */
@@ -483,10 +485,10 @@ export class FaultHandler {
     this.faults.log({ timeS: this.engine.nowS, event: 'job-scaled-up', faultType: '', node: '', gpu: null, jobId: job.spec.id, detail: `back to ${job.workers} workers` });
   }
 
-  /** Speed factor of a job's work on one node (the GPUs its tasks there use), for the node check's test. */
-  private nodeFactorFor(nodeIndex: number, tasks: readonly TaskPlacement[]): number {
+  /** The slowest speed factor of the job's tasks on the node (`onNode`), for the node check's test. */
+  private nodeFactorFor(nodeIndex: number, onNode: readonly TaskPlacement[]): number {
     let factor = 1;
-    for (const task of tasks) if (task.nodeIndex === nodeIndex) factor = Math.min(factor, this.faults.speedFactor(nodeIndex, task.gpuIndices));
+    for (const task of onNode) factor = Math.min(factor, this.faults.speedFactor(nodeIndex, task.gpuIndices));
     return factor;
   }
 
@@ -513,4 +515,15 @@ export class FaultHandler {
       detail,
     });
   }
+}
+
+/** A job's tasks grouped by node, nodes in the order their first task comes. */
+function tasksByNode(tasks: readonly TaskPlacement[]): Map<number, TaskPlacement[]> {
+  const byNode = new Map<number, TaskPlacement[]>();
+  for (const task of tasks) {
+    const onNode = byNode.get(task.nodeIndex);
+    if (onNode) onNode.push(task);
+    else byNode.set(task.nodeIndex, [task]);
+  }
+  return byNode;
 }

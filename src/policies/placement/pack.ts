@@ -1,5 +1,5 @@
 import type { TaskPlacement } from '../../model/allocation.js';
-import { copyFree, takeReplica, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
+import { copyFree, fitCountOf, takeReplica, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
 import { GPU_MILLI } from '../../model/cluster-spec.js';
 import type { ReplicaDemand, Role } from '../../model/job-spec.js';
 import type { PlacementPolicy, PlacementRequest } from '../types.js';
@@ -171,8 +171,13 @@ function bestNode(
       });
     }
     if (cpuOnlyRemaining === 0 || bestCount > cpuOnlyRemaining) return best;
-    // A node without room for a GPU replica takes at most the CPU-only ones: it could still win or tie.
-    for (let i = 0; i < scratch.nodes.length; i++) if (!visited.has(i)) consider(i);
+    // A node without room for a GPU replica takes at most the CPU-only ones: it could still win or
+    // tie. Only nodes with the CPU of the smallest of them can take any.
+    let minCpuOnlyMilli = Infinity;
+    for (const group of open) if (group.demand.gpus === 0) minCpuOnlyMilli = Math.min(minCpuOnlyMilli, group.demand.cpuMilli);
+    scratch.forEachWithFree(scratch.fitGroups(false, gpuTypes), 0, minCpuOnlyMilli, (i) => {
+      if (!visited.has(i)) consider(i);
+    });
     return best;
   }
   for (let i = 0; i < scratch.nodes.length; i++) if (within === undefined || within.has(i)) consider(i);
@@ -199,6 +204,30 @@ function scoreOneShape(scratch: CapacityScratch, i: number, group: ReplicaGroup,
   };
 }
 
+/**
+ * Scores a node for replicas of whole GPUs or none, taken in order, by arithmetic on its free
+ * counts (what taking them one by one from a copy gives, without the copy).
+ */
+function scoreWhole(scratch: CapacityScratch, i: number, groups: readonly ReplicaGroup[], gpuTypes: readonly string[]): NodeScore {
+  const node = scratch.nodes[i]!;
+  let cpuMilli = scratch.freeCpuMilli(i);
+  let memMiB = scratch.freeMemMiB(i);
+  let wholeGpus = scratch.freeWholeGpus(i);
+  let leftGpuMilli = scratch.freeGpuMilli(i);
+  let count = 0;
+  for (const group of groups) {
+    if (!nodeAllows(node, group.demand, gpuTypes)) continue;
+    const { demand } = group;
+    const k = Math.min(group.remaining, fitCountOf(cpuMilli, memMiB, wholeGpus, demand));
+    count += k;
+    cpuMilli -= k * demand.cpuMilli;
+    memMiB -= k * demand.memMiB;
+    wholeGpus -= k * demand.gpus;
+    leftGpuMilli -= k * demand.gpus * GPU_MILLI;
+  }
+  return { count, leftGpuMilli, leftCpuMilli: cpuMilli };
+}
+
 /** Scores a node for replicas of several shapes by taking them, in order, from a copy of its free resources. */
 function scoreMixed(
   scratch: CapacityScratch,
@@ -208,6 +237,7 @@ function scoreMixed(
 ): NodeScore | null {
   const node = scratch.nodes[i]!;
   if (!groups.some((g) => nodeAllows(node, g.demand, gpuTypes) && scratch.fitCount(i, g.demand) > 0)) return null;
+  if (groups.every((g) => g.demand.gpus === 0 || g.demand.gpuMilli >= GPU_MILLI)) return scoreWhole(scratch, i, groups, gpuTypes);
   const left: NodeFree = copyFree(scratch.free(i));
   let count = 0;
   for (const group of groups) {
