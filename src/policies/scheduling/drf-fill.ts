@@ -4,6 +4,7 @@ import type { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobRequest, RoleSpec } from '../../model/job-spec.js';
 import type { JobShapeRequest, PlacementPolicy, PlacementRequest, ReplicaRequest } from '../types.js';
+import { identicalGangKey } from './gang-key.js';
 
 /** Resources a job or user holds (or the cluster has), in the simulator's integer units. */
 export interface ResourceAmounts {
@@ -125,14 +126,19 @@ export function progressiveFill(candidates: readonly DrfCandidate[], setup: Fill
     open.set(c.user, list);
   }
   const order: DrfGrant[] = [];
+  // Gangs of identical replicas that failed: the free capacity only shrinks in a pass, so their likes fail too (a complete placement).
+  const failed = new Set<string>();
+  const complete = setup.placement.completeForIdentical === true;
   while (open.size > 0) {
     const user = lowestUser(open, usersHeld, capacity, weights);
     const jobs = open.get(user)!;
     const k = lowestJob(jobs, capacity);
     const candidate = jobs[k]!;
     const request = nextRequest(candidate);
-    const tasks = request === null ? null : setup.placement.place(setup.scratch, request);
+    const key = request !== null && complete ? identicalGangKey(request) : null;
+    const tasks = request === null || (key !== null && failed.has(key)) ? null : setup.placement.place(setup.scratch, request);
     if (tasks === null) {
+      if (key !== null) failed.add(key);
       jobs.splice(k, 1);
     } else {
       const held = userHeld(user);

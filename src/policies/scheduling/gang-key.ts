@@ -1,0 +1,17 @@
+import type { PlacementRequest } from '../types.js';
+
+/**
+ * A gang of identical replicas as a string (kind, allowed GPU models, count and demand), or null
+ * for a gang of mixed replicas: two gangs with the same key place alike, so under a placement
+ * complete for identical replicas one that fails on some free capacity means the other fails too.
+ */
+export function identicalGangKey(request: PlacementRequest): string | null {
+  const first = request.replicas[0];
+  if (first === undefined) return null;
+  const d = first.demand;
+  for (const replica of request.replicas) {
+    const r = replica.demand;
+    if (r !== d && (r.gpus !== d.gpus || r.gpuMilli !== d.gpuMilli || r.cpuMilli !== d.cpuMilli || r.memMiB !== d.memMiB)) return null;
+  }
+  return `${request.jobKind ?? ''}|${request.gpuTypes.join(',')}|${request.replicas.length}x${d.gpus}/${d.gpuMilli}/${d.cpuMilli}/${d.memMiB}`;
+}
