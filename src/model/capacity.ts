@@ -106,6 +106,36 @@ export class CapacityScratch {
     }
   }
 
+  /**
+   * Calls `visit` for every schedulable node of the groups from the most free GPU capacity down
+   * (fit-key order, reversed) until it returns true (an indexed scratch only).
+   */
+  forEachDescending(groups: readonly string[], visit: (key: FitKey, nodeIndex: number) => boolean): void {
+    const base = this.view.fitIndex();
+    const streams: { entries: Iterator<[FitKey, number]>; head: [FitKey, number] | undefined; skipTouched: boolean }[] = [];
+    for (const group of groups) {
+      streams.push({ entries: base.descending(group)[Symbol.iterator](), head: undefined, skipTouched: true });
+      streams.push({ entries: this.touchedFit.descending(group)[Symbol.iterator](), head: undefined, skipTouched: false });
+    }
+    const advance = (stream: (typeof streams)[number]): void => {
+      for (let next = stream.entries.next(); !next.done; next = stream.entries.next()) {
+        if (stream.skipTouched && this.isTouched(next.value[1])) continue;
+        stream.head = next.value;
+        return;
+      }
+      stream.head = undefined;
+    };
+    for (const stream of streams) advance(stream);
+    for (;;) {
+      let top: (typeof streams)[number] | undefined;
+      for (const stream of streams) if (stream.head !== undefined && (top === undefined || compareFitKeys(stream.head[0], top.head![0]) > 0)) top = stream;
+      if (top === undefined) return;
+      const [key, i] = top.head!;
+      if (visit(key, i)) return;
+      advance(top);
+    }
+  }
+
   /** The groups (GPU models, '' for nodes without GPUs) a replica may use: GPU replicas those of allowed models, others every group. */
   fitGroups(needsGpus: boolean, gpuTypes: readonly string[]): string[] {
     const groups = new Set<string>([...this.view.fitIndex().groups(), ...this.touchedFit.groups()]);

@@ -230,10 +230,14 @@ export class PolicyHost {
 
   /** What auto-scaling and data policies see; their samples cost only the jobs they listen to. */
   private observingContext(): ObservingContext {
+    const control = this.control;
     return {
       nowS: this.engine.nowS,
       cluster: this.cluster,
-      running: this.control.running,
+      // Built only when the policy reads it.
+      get running() {
+        return control.running;
+      },
       placement: this.placement,
       scratch: () => new CapacityScratch(this.cluster),
       samples: (jobId: string): readonly UsageSample[] => this.sampler.samplesOf(jobId),

@@ -55,6 +55,8 @@ export class Simulation {
   private readonly recovery: RecoveryPolicy;
   private readonly meter: UsageMeter;
   private readonly everFitsByShape = new Map<string, boolean>();
+  /** The installed cluster, empty and all up: what `everFits` places into (read through its fit index). */
+  private emptyCluster: ClusterState | null = null;
   private readonly faults: FaultTracker;
   private readonly faultHandler: FaultHandler;
   private finished = false;
@@ -244,7 +246,8 @@ export class Simulation {
       // The smallest gang the policy would start it with: an elastic job that fits only below its
       // requested size would otherwise wait for good under a policy that starts jobs at that size.
       const smallest = this.scheduling.smallestStart?.(job.request) ?? placementRequestOf(job.request);
-      fits = this.placement.place(new CapacityScratch(this.cluster, 'empty'), smallest) !== null;
+      this.emptyCluster ??= new ClusterState(this.scenario.cluster);
+      fits = this.placement.place(new CapacityScratch(this.emptyCluster), smallest) !== null;
       this.everFitsByShape.set(key, fits);
     }
     return fits;

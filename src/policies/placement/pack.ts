@@ -153,6 +153,10 @@ function bestNode(
       const { demand } = open[0]!;
       return scratch.bestFit(scratch.fitGroups(demand.gpus > 0, gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitCount(i, demand) > 0);
     }
+    // A node taking every remaining replica beats all others, and among such nodes the best is the
+    // first in fit-key order (least GPU, then CPU, left; lowest index): read it from the fit index.
+    const whole = nodeTakingAll(scratch, open, gpuTypes);
+    if (whole !== null) return whole;
     // Nodes with room for a GPU replica, from the fit index; the others can take only the CPU-only replicas.
     let minGpuMilli = Infinity;
     let minCpuMilli = Infinity;
@@ -165,9 +169,14 @@ function bestNode(
     }
     const visited = new Set<number>();
     if (minGpuMilli < Infinity) {
-      scratch.forEachWithFree(scratch.fitGroups(true, gpuTypes), minGpuMilli, minCpuMilli, (i) => {
-        visited.add(i);
-        consider(i);
+      // From the most free GPU capacity down, while a node could still take as many replicas as the best so far.
+      scratch.forEachDescending(scratch.fitGroups(true, gpuTypes), ([gpuMilli, cpuMilli], i) => {
+        if (gpuMilli < minGpuMilli || mostReplicas(open, gpuMilli) < bestCount) return true;
+        if (cpuMilli >= minCpuMilli) {
+          visited.add(i);
+          consider(i);
+        }
+        return false;
       });
     }
     if (cpuOnlyRemaining === 0 || bestCount > cpuOnlyRemaining) return best;
@@ -182,6 +191,42 @@ function bestNode(
   }
   for (let i = 0; i < scratch.nodes.length; i++) if (within === undefined || within.has(i)) consider(i);
   return best;
+}
+
+/**
+ * The most replicas of the open groups a node with `gpuMilli` free GPU capacity could take (each
+ * GPU group counted alone, every CPU-only replica counted): never less than it takes, and never
+ * more for a node with more free GPU capacity.
+ */
+function mostReplicas(open: readonly ReplicaGroup[], gpuMilli: number): number {
+  let most = 0;
+  for (const group of open) {
+    const { demand } = group;
+    if (demand.gpus === 0) most += group.remaining;
+    else most += Math.min(group.remaining, Math.floor(gpuMilli / (demand.gpuMilli >= GPU_MILLI ? demand.gpus * GPU_MILLI : demand.gpuMilli)));
+  }
+  return most;
+}
+
+/** The first node in fit-key order that takes every remaining replica of the open groups, or null. */
+function nodeTakingAll(scratch: CapacityScratch, open: readonly ReplicaGroup[], gpuTypes: readonly string[]): number | null {
+  let remaining = 0;
+  let gpuMilli = 0;
+  let cpuMilli = 0;
+  let needsGpus = false;
+  for (const group of open) {
+    remaining += group.remaining;
+    cpuMilli += group.remaining * group.demand.cpuMilli;
+    if (group.demand.gpus > 0) {
+      needsGpus = true;
+      gpuMilli += group.remaining * group.demand.gpus * group.demand.gpuMilli;
+    }
+  }
+  const takesAll = (i: number): boolean => {
+    const score = open.length === 1 ? scoreOneShape(scratch, i, open[0]!, gpuTypes) : scoreMixed(scratch, i, open, gpuTypes);
+    return score !== null && score.count === remaining;
+  };
+  return scratch.bestFit(scratch.fitGroups(needsGpus, gpuTypes), gpuMilli, cpuMilli, takesAll);
 }
 
 /** How many replicas a node takes and what it has left after them; null when it takes none. */
