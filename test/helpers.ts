@@ -133,4 +133,4 @@ export function faultType(name: string, effect: FaultEffect): FaultType {
 export const TEST_HANDLE: PolicyHandle = { params: DEFAULT_SIM_PARAMS, userWeights: {}, seed: 1 };
 
 /** A scheduling context's `changes` when a test does not track them. */
-export const NO_CHANGES = { queued: [], started: [], stopped: [] } as const;
+export const NO_CHANGES = { queued: [], started: [], stopped: [], resized: [] } as const;

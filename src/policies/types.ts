@@ -90,9 +90,11 @@ export interface SchedulingContext<V extends JobView = JobView> {
   /** A fresh scratch copy of the current free capacity to plan in. */
   scratch(): CapacityScratch;
   /**
-   * What changed since the policy was last consulted, in the order it happened: jobs that joined the
-   * queue (submitted, preempted, resubmitted, requeued after a crash), that started, and that stopped
-   * running. A policy may keep its own ordered index from these instead of reading the whole queue.
+   * What changed since the policy was last consulted: jobs that joined the queue (submitted,
+   * preempted, resubmitted, requeued after a crash), that started, that stopped running, and that
+   * kept running while their tasks changed (resized, reshaped, recovered in place). A policy may keep
+   * its own index from these instead of reading the whole queue or running list; a job may appear in
+   * several lists, and its phase now tells where it stands.
    */
   readonly changes: QueueChanges<V>;
 }
@@ -102,6 +104,7 @@ export interface QueueChanges<V extends JobView = JobView> {
   readonly queued: readonly V[];
   readonly started: readonly V[];
   readonly stopped: readonly V[];
+  readonly resized: readonly V[];
 }
 
 /** One action a scheduling policy asks for (see Decision). */

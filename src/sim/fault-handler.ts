@@ -422,7 +422,7 @@ export class FaultHandler {
       this.cluster.setNodeHealth(nodeIndex, 'cordoned');
       this.faults.log({ timeS: this.engine.nowS, event: 'node-cordoned', faultType: '', node: this.cluster.nodes[nodeIndex]!.name, gpu: null, jobId: job.spec.id, detail: 'straggler found by the node check' });
     }
-    if (cleanup.remove.length > 0) this.cluster.releaseTasks(job.spec.id, cleanup.remove);
+    if (cleanup.remove.length > 0) this.control.releaseForRecovery(job, cleanup.remove);
     if (cleanup.foundBad.length === 0) return;
     const foundBad = new Set(cleanup.foundBad);
     for (const occurrence of [...this.hidden]) if (foundBad.has(occurrence.nodeIndex)) this.isolate(occurrence, 'found by the node check');

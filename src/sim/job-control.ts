@@ -49,7 +49,7 @@ export class JobControl {
   /** Auxiliary tasks taken back since the owners were last told (see takeEvictions). */
   private evictions: Eviction[] = [];
   /** Jobs that joined the queue, started, and stopped running since the scheduler last looked (see takeChanges). */
-  private changes: { queued: JobRuntime[]; started: JobRuntime[]; stopped: JobRuntime[] } = { queued: [], started: [], stopped: [] };
+  private changes: JobChanges = noChanges();
   /** GPUs of running jobs weighted by their speed (the utilisation numerator). */
   busyGpus = 0;
   /** Names the policy whose decision a shape breach comes from, in its error. */
@@ -142,9 +142,9 @@ export class JobControl {
    * jobs that joined the queue (submitted, preempted, resubmitted or requeued after a crash), that
    * started, and that stopped running (ended, preempted, crashed). Costs what changed.
    */
-  takeChanges(): { readonly queued: readonly JobRuntime[]; readonly started: readonly JobRuntime[]; readonly stopped: readonly JobRuntime[] } {
+  takeChanges(): Readonly<JobChanges> {
     const taken = this.changes;
-    this.changes = { queued: [], started: [], stopped: [] };
+    this.changes = noChanges();
     return taken;
   }
 
@@ -202,6 +202,13 @@ export class JobControl {
     job.advanceTo(this.engine.nowS);
     this.recordSpeedSample(job);
     this.cluster.releaseTasks(job.spec.id, remove);
+    if (remove.length > 0) this.changes.resized.push(job);
+  }
+
+  /** A recovery's cleanup takes some of a running job's tasks away (the job stays running). */
+  releaseForRecovery(job: JobRuntime, remove: readonly TaskPlacement[]): void {
+    this.cluster.releaseTasks(job.spec.id, remove);
+    this.changes.resized.push(job);
   }
 
   /** Gives a running job more tasks (no shape is taken: see finishResize); auxiliary tasks in the way give way. */
@@ -266,6 +273,7 @@ export class JobControl {
 
   /** Allocates tasks to a job, keeping the auxiliary tasks that gave way. */
   private allocate(job: JobRuntime, tasks: readonly TaskPlacement[]): void {
+    if (job.phase === 'running') this.changes.resized.push(job);
     const evicted = this.cluster.allocate(job.spec.id, tasks);
     if (evicted.length > 0) this.evictions.push(...evicted);
   }
@@ -543,4 +551,16 @@ function markCheckpoint(job: JobRuntime, steps: number): void {
   job.previousCheckpointedSteps = job.checkpointedSteps;
   job.checkpointedSteps = steps;
   job.trainedSinceCheckpointS = 0;
+}
+
+/** Jobs that joined the queue, started, stopped and changed tasks while running, since the scheduler last looked. */
+interface JobChanges {
+  queued: JobRuntime[];
+  started: JobRuntime[];
+  stopped: JobRuntime[];
+  resized: JobRuntime[];
+}
+
+function noChanges(): JobChanges {
+  return { queued: [], started: [], stopped: [], resized: [] };
 }

@@ -197,7 +197,7 @@ export class PolicyHost {
     };
     this.consult('scheduling', this.scheduling.schedule(context));
     if (this.priorityClasses) {
-      const after = { ...context, queued: this.control.queued, running: this.control.running, changes: { queued: [], started: [], stopped: [] } };
+      const after = { ...context, queued: this.control.queued, running: this.control.running, changes: { queued: [], started: [], stopped: [], resized: [] } };
       this.consult('scheduling', reclaimForHighPriority(after, this.changedThisInstant), PRIORITY_CLASSES);
     }
   }

@@ -69,7 +69,7 @@ describe('ShapeQueue: a backfilling pass over shape classes', () => {
           const queue = new ShapeQueue<FakeJob & JobView>((job) => [job.rank, job.queuePosition]);
           const queued: FakeJob[] = [];
           const running: FakeJob[] = [];
-          let changes = { queued: [] as FakeJob[], started: [] as FakeJob[], stopped: [] as FakeJob[] };
+          let changes = { queued: [] as FakeJob[], started: [] as FakeJob[], stopped: [] as FakeJob[], resized: [] as FakeJob[] };
           let position = 0;
           let id = 0;
           for (const step of [...steps, { kind: 'pass' as const }]) {
@@ -113,7 +113,7 @@ describe('ShapeQueue: a backfilling pass over shape classes', () => {
             } satisfies SchedulingContext<FakeJob & JobView>;
             const actual = queue.backfill(context);
             expect(actual).toEqual(expected);
-            changes = { queued: [], started: [], stopped: [] };
+            changes = { queued: [], started: [], stopped: [], resized: [] };
             for (const action of actual) {
               if (action.kind !== 'start') continue;
               const at = queued.findIndex((j) => j.request.id === action.jobId);

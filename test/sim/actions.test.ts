@@ -58,6 +58,25 @@ describe('simulation actions', () => {
     expect(result.summary.runtimeRatio).toBeCloseTo(550 / 580, 6);
   });
 
+  it('tells the scheduling policy which running jobs changed tasks since it last looked', () => {
+    const job = elasticAllreduce('e', 2, 1, 4, 1000);
+    const resized: string[] = [];
+    const policy = scripted((c) => {
+      resized.push(`${c.nowS}:${c.changes.resized.map((j) => j.request.id).join(',')}`);
+      if (c.queued.length > 0) return startAll(c);
+      const running = c.running[0];
+      if (c.nowS === 100 && running && running.workers === 2) {
+        const tasks = packPlacement.place(c.scratch(), { jobId: 'e', gpuTypes: [], replicas: [{ role: 'worker', demand: job.roles[0]!.demand }] })!;
+        return [{ kind: 'resize', jobId: 'e', add: tasks, remove: [] }];
+      }
+      return [];
+    }, 100);
+    new Simulation(scenarioOf(gpuCluster(4, 8), [job]), { schedulingPolicy: policy, checkInvariants: true }).run();
+    // The resize at 100 s is reported at the next pass (the tick at 200 s), once.
+    expect(resized.slice(0, 3)).toEqual(['0:', '100:', '200:e']);
+    expect(resized.filter((r) => r.endsWith(':e'))).toHaveLength(1);
+  });
+
   it('preempts a job back into the queue with its progress and restarts it after a pause', () => {
     const a = batchJob('a', 0, 8, 1000);
     const b = batchJob('b', 50, 8, 100);

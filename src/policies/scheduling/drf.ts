@@ -1,4 +1,5 @@
 import type { PlainSchedulingPolicy, SchedulingAction, SchedulingContext } from '../types.js';
+import { HeldByUser } from './held-by-user.js';
 import { capacityOf, heldBy, minimumRequest, noResources, progressiveFill, drfUser, type DrfCandidate, type ResourceAmounts, type UserWeights } from './drf-fill.js';
 
 export { dominantShare, type ResourceAmounts, type UserWeights } from './drf-fill.js';
@@ -18,16 +19,19 @@ export interface DrfOptions {
  */
 export function createDrf(options: DrfOptions = {}): PlainSchedulingPolicy {
   const weights = options.userWeights ?? {};
+  // What users' running jobs hold, kept from the changes rather than summed at every pass.
+  const held = new HeldByUser();
   return {
     name: 'drf',
     smallestStart: minimumRequest,
     schedule(context: SchedulingContext): SchedulingAction[] {
+      held.sync(context.cluster, () => context.running, context.changes);
       const candidates = context.queued.map((job) => queuedCandidate(job.request));
       const scratch = context.scratch();
       progressiveFill(candidates, {
         capacity: capacityOf(context.cluster),
         weights,
-        usersHeld: runningHeld(context),
+        usersHeld: held.snapshot(),
         placement: context.placement,
         scratch,
       });

@@ -55,7 +55,7 @@ export class ShapeQueue<V extends JobView> {
 
   /** Takes in what changed in the queue: jobs now queued are (re)placed by their order key, others leave. */
   sync(changes: QueueChanges<V>): void {
-    for (const list of [changes.queued, changes.started, changes.stopped]) {
+    for (const list of [changes.queued, changes.started, changes.stopped, changes.resized]) {
       for (const job of list) {
         this.remove(job);
         if (job.phase === 'queued') this.add(job);
