@@ -106,8 +106,10 @@ function planTiresias(
   promoteKnob: number,
   promotions: Map<string, Promotion>,
 ): SchedulingAction[] {
-  const live = new Set([...context.running, ...context.queued].map((j) => j.request.id));
-  for (const id of [...promotions.keys()]) if (!live.has(id)) promotions.delete(id);
+  // A promotion is kept while its job runs or waits: jobs that left both since the last pass drop theirs.
+  for (const list of [context.changes.stopped, context.changes.queued, context.changes.started]) {
+    for (const job of list) if (job.phase !== 'running' && job.phase !== 'queued') promotions.delete(job.request.id);
+  }
 
   const rank = (view: JobView, waiting: boolean): Ranked => {
     let service = view.attainedGpuS - (promotions.get(view.request.id)?.baseGpuS ?? 0);
@@ -120,7 +122,8 @@ function planTiresias(
     return { view, queue };
   };
   const waiting = context.queued.map((v) => rank(v, true)).sort(byPriority);
-  const victims = context.running.map((v) => rank(v, false)).sort((a, b) => byPriority(b, a));
+  // Running jobs by priority, lowest first: ranked only when some waiting job does not fit.
+  let victims: Ranked[] | null = null;
 
   let plan = new ReplayScratch(context);
   const preempted = new Set<Ranked>();
@@ -130,6 +133,7 @@ function planTiresias(
     const request = placementRequestOf(job.view.request);
     let tasks = plan.place(request);
     if (tasks === null) {
+      victims ??= context.running.map((v) => rank(v, false)).sort((a, b) => byPriority(b, a));
       const eligible = victims.filter((v) => v.queue > job.queue && !preempted.has(v));
       const chosen = victimsFor(plan, context, eligible, request);
       if (chosen === null) continue;
