@@ -40,6 +40,8 @@ export interface ClusterView {
   readonly allocatedGpus: number;
   /** CPU allocated to jobs, in thousandths of a core. */
   readonly allocatedCpuMilli: number;
+  /** Memory allocated to jobs, in MiB. */
+  readonly allocatedMemMiB: number;
   /** Free whole GPUs over schedulable nodes (an upper bound for any job's whole-GPU demand). */
   readonly schedulableFreeWholeGpus: number;
   /** How many times some node's free capacity grew (tasks ended, a node or GPU came back): a mark for `grownNodesSince`. */
@@ -72,6 +74,7 @@ export class ClusterState implements ClusterView {
   private readonly taskCountsByNode: Map<string, number>[];
   private allocatedGpuMilliTotal = 0;
   private allocatedCpuMilliTotal = 0;
+  private allocatedMemMiBTotal = 0;
   private schedulableWholeFree = 0;
   private readonly fit: FitIndex;
   /** Nodes whose free capacity grew, one entry per growth (see grownNodesSince). */
@@ -177,6 +180,10 @@ export class ClusterState implements ClusterView {
 
   get allocatedCpuMilli(): number {
     return this.allocatedCpuMilliTotal;
+  }
+
+  get allocatedMemMiB(): number {
+    return this.allocatedMemMiBTotal;
   }
 
   get schedulableFreeWholeGpus(): number {
@@ -489,6 +496,7 @@ export class ClusterState implements ClusterView {
     this.memUsedMiB[i]! += sign * task.demand.memMiB;
     this.allocatedGpuMilliTotal += sign * task.gpuIndices.length * task.demand.gpuMilli;
     this.allocatedCpuMilliTotal += sign * task.demand.cpuMilli;
+    this.allocatedMemMiBTotal += sign * task.demand.memMiB;
     if (sign < 0) this.growth.push(i);
   }
 

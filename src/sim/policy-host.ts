@@ -174,8 +174,8 @@ export class PolicyHost {
     }
     this.due.scheduling = this.due.autoscale = this.due.data = false;
     this.changedThisInstant.clear();
-    // With nothing queued or running no scheduling pass reads the changes: they are dropped, not kept.
-    if (this.control.queuedCount === 0 && this.control.runningCount === 0) this.control.takeChanges();
+    // Changes wait for the next scheduling pass even when nothing is queued or running: a policy
+    // keeping its own index must hear of the jobs that stopped before the cluster went idle.
   }
 
   private schedulePass(): void {

@@ -193,6 +193,10 @@ describe('the policy host', () => {
     const jobs = [batchJob('a', 0, 8, 1000), batchJob('b', 100, 8, 100), batchJob('c', 500, 8, 100)];
     new Simulation(scenarioOf(gpuCluster(1, 8), jobs), { schedulingPolicy: scheduling, checkInvariants: true }).run();
     expect(passes).toEqual(['0: +a > -', '100: +b >a -', '500: +c > -', '1000: + > -a', '1100: + >b -b']);
+    // After an idle spell (nothing queued or running, so no pass), the next pass still hears of the stop.
+    passes.length = 0;
+    new Simulation(scenarioOf(gpuCluster(1, 8), [batchJob('a', 0, 8, 100), batchJob('b', 500, 8, 100)]), { schedulingPolicy: scheduling, checkInvariants: true }).run();
+    expect(passes).toEqual(['0: +a > -', '500: +b >a -a']);
   });
 
   it('an autoscale policy may not start jobs', () => {

@@ -45,11 +45,13 @@ import {
 export function createEdl(options: EdlOptions = {}): PlainSchedulingPolicy {
   const maxLoad = options.maxLoad ?? EDL_MAX_LOAD;
   if (!(maxLoad > 0 && maxLoad <= 1)) throw new InvariantError(`edl: maxLoad ${maxLoad} must be in (0, 1]`);
+  // Running elastic jobs in start order, kept from the changes instead of picked out of every running job at every pass.
+  const elastic = new RunningElastic();
   return {
     name: 'edl',
     smallestStart: (request) => placementRequestOf(request, request.elastic ? trainerBounds(request).min : undefined),
     tickS: options.tickS ?? EDL_TICK_S,
-    schedule: (context) => planEdl(context, maxLoad),
+    schedule: (context) => planEdl(context, maxLoad, elastic.sync(context)),
   };
 }
 
@@ -126,8 +128,8 @@ function fraction(rank: EdlRank): [number, number] {
  * One EDL pass. The loop stops: (b) grows only while allocation stays <= L, (c) shrinks only while it
  * is > L, so only starts (finitely many) push it over L; between starts (b) only adds, up to max.
  */
-function planEdl(context: SchedulingContext, maxLoad: number): SchedulingAction[] {
-  const plan = new EdlPlan(context, maxLoad);
+function planEdl(context: SchedulingContext, maxLoad: number, runningElastic: Iterable<JobView>): SchedulingAction[] {
+  const plan = new EdlPlan(context, maxLoad, runningElastic);
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const started = startQueued(plan, context.queued);
     const grown = scaleUp(plan);
@@ -297,9 +299,7 @@ class LoadTracker {
     const { cluster } = context;
     this.gpuMilli = Math.round(cluster.allocatedGpus * 1000);
     this.cpuMilli = cluster.allocatedCpuMilli;
-    let memMiB = 0;
-    cluster.nodes.forEach((node, i) => (memMiB += node.memMiB - cluster.freeMemMiB(i)));
-    this.memMiB = memMiB;
+    this.memMiB = cluster.allocatedMemMiB;
     this.capGpuMilli = maxLoad * cluster.totalGpus * 1000;
     this.capCpuMilli = maxLoad * cluster.totalCpuMilli;
     this.capMemMiB = maxLoad * cluster.totalMemMiB;
@@ -383,19 +383,47 @@ class JobPlan {
 }
 
 /** The plan of one pass: a replayable scratch, the load, and the jobs that start or change. */
+/** The running jobs with min < max trainers, in start order (the running list's), kept from the changes. */
+class RunningElastic {
+  private readonly jobs = new Map<string, JobView>();
+  private seeded = false;
+
+  /** Takes in the pass's changes and returns the jobs (the first pass reads the running list). */
+  sync(context: SchedulingContext): Iterable<JobView> {
+    if (!this.seeded) {
+      for (const view of context.running) if (isElastic(view)) this.jobs.set(view.request.id, view);
+      this.seeded = true;
+    }
+    const { changes } = context;
+    for (const list of [changes.stopped, changes.queued, changes.resized]) {
+      for (const view of list) if (view.phase !== 'running') this.jobs.delete(view.request.id);
+    }
+    // Started jobs join the end in the order they started (a job started twice: where it started last).
+    for (const view of changes.started) {
+      this.jobs.delete(view.request.id);
+      if (view.phase === 'running' && isElastic(view)) this.jobs.set(view.request.id, view);
+    }
+    return this.jobs.values();
+  }
+}
+
+function isElastic(view: JobView): boolean {
+  const bounds = trainerBounds(view.request);
+  return bounds.max !== bounds.min;
+}
+
 class EdlPlan {
   scratch: ReplayScratch;
   readonly load: LoadTracker;
   private readonly jobs = new Map<string, JobPlan>();
   private readonly order: JobPlan[] = [];
 
-  constructor(context: SchedulingContext, maxLoad: number) {
+  /** @param runningElastic the running jobs with min < max trainers, in start order */
+  constructor(context: SchedulingContext, maxLoad: number, runningElastic: Iterable<JobView>) {
     this.scratch = new ReplayScratch(context);
     this.load = new LoadTracker(context, maxLoad);
-    for (const view of context.running) {
-      const bounds = trainerBounds(view.request);
-      if (bounds.max === bounds.min) continue;
-      this.track(new JobPlan(view.request, bounds, false, context.cluster.tasksOf(view.request.id) ?? []));
+    for (const view of runningElastic) {
+      this.track(new JobPlan(view.request, trainerBounds(view.request), false, context.cluster.tasksOf(view.request.id) ?? []));
     }
   }
 
