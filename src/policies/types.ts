@@ -81,8 +81,10 @@ export interface SchedulingContext<V extends JobView = JobView> {
   /** Current simulated time in seconds. */
   readonly nowS: number;
   readonly cluster: ClusterView;
-  /** Jobs waiting to start, in submission order. */
+  /** Jobs waiting to start, in submission order (reading it builds the whole list: see `queuedInOrder`). */
   readonly queued: readonly V[];
+  /** Jobs waiting to start, in submission order, read lazily: a policy that stops early pays for the jobs it read. */
+  queuedInOrder(): Iterable<V>;
   /** Jobs currently running, in start order. */
   readonly running: readonly V[];
   /** The placement policy of the stack. */

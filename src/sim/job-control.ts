@@ -72,6 +72,11 @@ export class JobControl {
     return this.queue.toArray();
   }
 
+  /** Jobs waiting to start, in submission order, read lazily (costs the jobs read). */
+  queuedInOrder(): Iterable<JobRuntime> {
+    return this.queue.values();
+  }
+
   /** How many jobs wait to start (without building the queue's array). */
   get queuedCount(): number {
     return this.queue.size;

@@ -21,6 +21,11 @@ export class OrderedList<T> {
     return this.positions.has(item);
   }
 
+  /** The items in order, read lazily: costs the items read, not the list's length. */
+  values(): Iterable<T> {
+    return this.cached ?? this.tree.values();
+  }
+
   /** The items in order, as an array (rebuilt only after a change). */
   toArray(): readonly T[] {
     this.cached ??= this.tree.valuesArray();

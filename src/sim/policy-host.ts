@@ -188,6 +188,7 @@ export class PolicyHost {
       get queued() {
         return control.queued;
       },
+      queuedInOrder: () => control.queuedInOrder(),
       get running() {
         return control.running;
       },
@@ -197,7 +198,7 @@ export class PolicyHost {
     };
     this.consult('scheduling', this.scheduling.schedule(context));
     if (this.priorityClasses) {
-      const after = { ...context, queued: this.control.queued, running: this.control.running, changes: { queued: [], started: [], stopped: [], resized: [] } };
+      const after = { ...context, queued: this.control.queued, queuedInOrder: () => this.control.queuedInOrder(), running: this.control.running, changes: { queued: [], started: [], stopped: [], resized: [] } };
       this.consult('scheduling', reclaimForHighPriority(after, this.changedThisInstant), PRIORITY_CLASSES);
     }
   }

@@ -79,7 +79,7 @@ function contextOf(
     job.phase = 'queued';
     return job;
   });
-  return { nowS: 0, cluster, queued, running, placement: packPlacement, scratch: () => new CapacityScratch(cluster), changes: NO_CHANGES };
+  return { nowS: 0, cluster, queued, queuedInOrder: () => queued, running, placement: packPlacement, scratch: () => new CapacityScratch(cluster), changes: NO_CHANGES };
 }
 
 /** Tasks per job and role that a decision gives, e.g. {A: {worker: 3}}. */

@@ -59,6 +59,7 @@ class Moment {
       nowS: 100,
       cluster,
       queued: [...this.queued],
+      queuedInOrder: () => [...this.queued],
       running: [...this.running],
       placement: packPlacement,
       scratch: () => new CapacityScratch(cluster),

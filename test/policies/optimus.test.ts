@@ -245,6 +245,9 @@ describe('optimus learns and never peeks', () => {
       nowS: 0,
       cluster,
       queued: [blindView(queued)],
+      queuedInOrder() {
+        return this.queued;
+      },
       running: [],
       placement: packPlacement,
       scratch: () => new CapacityScratch(cluster),

@@ -39,6 +39,7 @@ function contractCase(wrap: (job: JobRuntime) => OracleJobView = (job) => job): 
     nowS: 10,
     cluster,
     queued,
+    queuedInOrder: () => queued,
     running,
     placement: packPlacement,
     scratch: () => new CapacityScratch(cluster),

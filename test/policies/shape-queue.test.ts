@@ -106,6 +106,7 @@ describe('ShapeQueue: a backfilling pass over shape classes', () => {
               nowS: 0,
               cluster,
               queued: queued as unknown as (FakeJob & JobView)[],
+              queuedInOrder: () => queued as unknown as (FakeJob & JobView)[],
               running: running as unknown as (FakeJob & JobView)[],
               placement,
               scratch: () => new CapacityScratch(cluster),

@@ -57,6 +57,7 @@ describe('sjf scheduling', () => {
       nowS: 0,
       cluster,
       queued,
+      queuedInOrder: () => queued,
       running: [],
       placement: packPlacement,
       scratch: () => new CapacityScratch(cluster),

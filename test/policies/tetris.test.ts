@@ -21,7 +21,7 @@ function contextOf(cluster: ClusterState, specs: JobSpec[], placement: Placement
     job.phase = 'queued';
     return job;
   });
-  return { nowS: 0, cluster, queued, running: [], placement, scratch: () => new CapacityScratch(cluster), changes: NO_CHANGES };
+  return { nowS: 0, cluster, queued, queuedInOrder: () => queued, running: [], placement, scratch: () => new CapacityScratch(cluster), changes: NO_CHANGES };
 }
 
 /** Node of each started job's tasks, e.g. {C: [1]}. */

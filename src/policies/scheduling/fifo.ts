@@ -28,7 +28,7 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
     schedule(context: SchedulingContext): SchedulingAction[] {
       const actions: SchedulingAction[] = [];
       const scratch = context.scratch();
-      for (const job of context.queued) {
+      for (const job of context.queuedInOrder()) {
         const tasks = context.placement.place(scratch, placementRequestOf(job.request));
         if (tasks === null) break;
         actions.push({ kind: 'start', jobId: job.request.id, tasks });
