@@ -299,17 +299,31 @@ const traceSchema = z.strictObject(
     files: z.union([nameSchema, z.array(nameSchema).min(1)], says('expected a file name or a list of them')).transform((files) =>
       typeof files === 'string' ? [files] : files,
     ),
+    // Jobs submitted in [from, to) of the trace's own clock, shifted to start at 0; before limit, scaling and re-timing.
+    window: z
+      .strictObject({ from: durationS.default(0), to: positiveDurationS.optional() }, says('expected a mapping {from, to}'))
+      .optional(),
     limit: countUpTo(MAX_JOBS).optional(),
     timeScale: positiveNumber.default(1),
     loadScale: positiveNumber.default(1),
+    // How loadScale raises the load: arrivals (submission times divided) or durations (every job's work multiplied).
+    loadScaleBy: z.enum(['arrivals', 'durations'], says('expected one of arrivals, durations')).default('arrivals'),
     // Re-timed arrivals, as the Alibaba PAI simulator replays a job list: N jobs a minute in (submit time, id) order.
     arrivalsPerMinute: countUpTo(MAX_JOBS).optional(),
     strict: z.boolean(says('expected true or false')).default(false),
   },
   says('expected a mapping with format and files'),
 ).superRefine((trace, ctx) => {
-  if (trace.arrivalsPerMinute !== undefined && trace.loadScale !== 1) {
-    ctx.addIssue({ code: 'custom', path: ['arrivalsPerMinute'], message: 'arrivalsPerMinute sets every submission time: it cannot be combined with loadScale' });
+  if (trace.arrivalsPerMinute !== undefined && trace.loadScale !== 1 && trace.loadScaleBy === 'arrivals') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['arrivalsPerMinute'],
+      message: 'arrivalsPerMinute sets every submission time: it cannot be combined with loadScale by arrivals (use loadScaleBy: durations)',
+    });
+  }
+  const window = trace.window;
+  if (window?.to !== undefined && window.from >= window.to) {
+    ctx.addIssue({ code: 'custom', path: ['window', 'to'], message: `to (${formatDurationS(window.to)}) must be after from (${formatDurationS(window.from)})` });
   }
 });
 
