@@ -21,6 +21,7 @@ import { generateSyntheticJobs, SYNTHETIC_KINDS, type SyntheticSpec } from '../w
 import type { TraceFormat } from '../workload/trace-format.js';
 import { formatDurationS, parseDurationS } from '../io/duration.js';
 import { applySet, assignmentPath, setOption } from './overrides.js';
+import { type MachineSample, sampledMachines, sampleSize, scaledMachines } from './cluster-from.js';
 import { inWindow, retimedArrivals, scaledProblem, scaledTraceJob, type TraceWindow } from './trace-jobs.js';
 import { type YamlPath, firstIssue, formatYamlPath, yamlErrorMap } from '../io/yaml-errors.js';
 import { firstLine, lineOf, protoKeyPath, readYamlText, recursivePath } from '../io/yaml-file.js';
@@ -139,7 +140,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
   const recoveryTimesS = Object.keys(recoveryTimes).length > 0 ? recoveryTimesOf(recoveryTimes, recovery ?? presetStack(policy).recovery, locate) : {};
 
   const warnings: string[] = [];
-  const cluster = await resolveCluster(doc, file, locate, warnings);
+  const cluster = await resolveCluster(doc, file, seed, locate, warnings);
   if (doc.cluster.from !== undefined) checkGpuTypesAgainst(cluster, doc, locate);
   const traceJobs = doc.workload.trace ? await readTraceJobs(doc.workload.trace, file, locate, warnings) : [];
   const jobs = buildJobs(doc, file, seed, largestNodeGpus(cluster.nodes), traceJobs, locate);
@@ -354,10 +355,14 @@ function recoveryTimesOf(
   return settings;
 }
 
-/** The scenario's nodes: its node groups, then the machines of `cluster.from` when given. */
+/**
+ * The scenario's nodes: its node groups, then the machines of `cluster.from` when given (a sample
+ * of them drawn from the scenario's seed, then `scale` copies).
+ */
 async function resolveCluster(
   doc: ScenarioDoc,
   file: string,
+  seed: number,
   locate: (path: YamlPath) => string,
   warnings: string[],
 ): Promise<ClusterSpec> {
@@ -382,12 +387,21 @@ async function resolveCluster(
       const why = first === undefined ? 'the file lists no machine' : `every row was skipped; the first: ${first.message}`;
       throw new ConfigError(locate(['cluster', 'from', 'file']), `no node read (${format.id}): ${why}`);
     }
-    if (nodes.length + machines.nodes.length > MAX_NODES) {
-      throw new ConfigError(locate(['cluster', 'from', 'file']), `${nodes.length + machines.nodes.length} nodes in all: expected at most ${MAX_NODES}`);
+    let read = machines.nodes;
+    if (from.sample !== undefined) {
+      const count = sampleSize(from.sample as MachineSample, read.length);
+      if (count > read.length) throw new ConfigError(locate(['cluster', 'from', 'sample', 'nodes']), `${count} machines asked, the list has ${read.length}`);
+      read = sampledMachines(read, count, new RandomStreams(seed).stream('cluster-sample'));
     }
+    const total = nodes.length + read.length * from.scale;
+    if (total > MAX_NODES) {
+      const key = from.scale === 1 ? 'file' : 'scale';
+      throw new ConfigError(locate(['cluster', 'from', key]), `${total} nodes in all: expected at most ${MAX_NODES}`);
+    }
+    read = scaledMachines(read, from.scale);
     if (skipped.total > 0) warnings.push(`cluster.from ${from.file}: ${skipped.describe()}`);
     const names = new Set(nodes.map((n) => n.name));
-    for (const machine of machines.nodes) {
+    for (const machine of read) {
       if (names.has(machine.name)) throw new ConfigError(locate(['cluster', 'from', 'file']), `node name "${machine.name}" is used twice`);
       names.add(machine.name);
       nodes.push(machine);

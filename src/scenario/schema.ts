@@ -408,8 +408,30 @@ const expectationSchema = z
     }
   });
 
-/** A machine list to read the cluster from (`cluster.from`), path relative to the scenario file. */
-const clusterFromSchema = z.strictObject({ format: nameSchema, file: nameSchema }, says('expected a mapping with format and file'));
+const shareSchema = z
+  .number(says('expected a number in (0, 1]'))
+  .gt(0, says('expected a number in (0, 1]'))
+  .max(1, says('expected a number in (0, 1]'));
+
+/** A seeded sample of a machine list (`cluster.from.sample`): a number of machines or a share of them. */
+const machineSampleSchema = z
+  .strictObject({ nodes: countUpTo(MAX_NODES).optional(), share: shareSchema.optional() }, says('expected a mapping {nodes} or {share}'))
+  .superRefine((sample, ctx) => {
+    if (sample.nodes !== undefined && sample.share !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'give either nodes or share, not both' });
+    } else if (sample.nodes === undefined && sample.share === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'give nodes or share' });
+    }
+  });
+
+/**
+ * A machine list to read the cluster from (`cluster.from`), path relative to the scenario file:
+ * optionally a seeded sample of its machines, then `scale` copies of them.
+ */
+const clusterFromSchema = z.strictObject(
+  { format: nameSchema, file: nameSchema, scale: countUpTo(MAX_NODES).default(1), sample: machineSampleSchema.optional() },
+  says('expected a mapping with format and file'),
+);
 
 /** The largest GPU count of any node group: the default synthetic `gpusPerNode` (0 for a CPU-only cluster). */
 export function largestNodeGpus(nodes: readonly { gpus: number }[]): number {
