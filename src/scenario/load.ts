@@ -12,15 +12,17 @@ import { policyEntry, policyIds, type PolicyKind } from '../policies/registry.js
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import { readFaultTrace, replayOccurrences } from '../faults/trace-replay.js';
 import { traceFormatById, traceFormatIds, traceFormats } from '../workload/formats.js';
-import { MAX_FAULTS_PER_DAY, MAX_JOBS, MAX_NODES, MAX_STEPS, MAX_TIME_S } from '../model/limits.js';
+import { MAX_FAULTS_PER_DAY, MAX_JOBS, MAX_NODES } from '../model/limits.js';
 import { readCheckedJobs } from '../workload/checked-jobs.js';
 import { nativeIssue } from '../workload/formats/native.js';
 import { noJobError } from '../workload/import.js';
 import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, SYNTHETIC_KINDS, type SyntheticSpec } from '../workload/synthetic.js';
 import type { TraceFormat } from '../workload/trace-format.js';
-import { parseDurationS } from '../io/duration.js';
+import { formatDurationS, parseDurationS } from '../io/duration.js';
 import { applySet, assignmentPath, setOption } from './overrides.js';
+import { type MachineSample, sampledMachines, sampleSize, scaledMachines } from './cluster-from.js';
+import { inWindow, retimedArrivals, scaledProblem, scaledTraceJob, type TraceWindow } from './trace-jobs.js';
 import { type YamlPath, firstIssue, formatYamlPath, yamlErrorMap } from '../io/yaml-errors.js';
 import { firstLine, lineOf, protoKeyPath, readYamlText, recursivePath } from '../io/yaml-file.js';
 import {
@@ -138,7 +140,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
   const recoveryTimesS = Object.keys(recoveryTimes).length > 0 ? recoveryTimesOf(recoveryTimes, recovery ?? presetStack(policy).recovery, locate) : {};
 
   const warnings: string[] = [];
-  const cluster = await resolveCluster(doc, file, locate, warnings);
+  const cluster = await resolveCluster(doc, file, seed, locate, warnings);
   if (doc.cluster.from !== undefined) checkGpuTypesAgainst(cluster, doc, locate);
   const traceJobs = doc.workload.trace ? await readTraceJobs(doc.workload.trace, file, locate, warnings) : [];
   const untimed = doc.fill === undefined ? traceJobs.find((job) => job.untimed) : undefined;
@@ -358,10 +360,14 @@ function recoveryTimesOf(
   return settings;
 }
 
-/** The scenario's nodes: its node groups, then the machines of `cluster.from` when given. */
+/**
+ * The scenario's nodes: its node groups, then the machines of `cluster.from` when given (a sample
+ * of them drawn from the scenario's seed, then `scale` copies).
+ */
 async function resolveCluster(
   doc: ScenarioDoc,
   file: string,
+  seed: number,
   locate: (path: YamlPath) => string,
   warnings: string[],
 ): Promise<ClusterSpec> {
@@ -386,12 +392,21 @@ async function resolveCluster(
       const why = first === undefined ? 'the file lists no machine' : `every row was skipped; the first: ${first.message}`;
       throw new ConfigError(locate(['cluster', 'from', 'file']), `no node read (${format.id}): ${why}`);
     }
-    if (nodes.length + machines.nodes.length > MAX_NODES) {
-      throw new ConfigError(locate(['cluster', 'from', 'file']), `${nodes.length + machines.nodes.length} nodes in all: expected at most ${MAX_NODES}`);
+    let read = machines.nodes;
+    if (from.sample !== undefined) {
+      const count = sampleSize(from.sample as MachineSample, read.length);
+      if (count > read.length) throw new ConfigError(locate(['cluster', 'from', 'sample', 'nodes']), `${count} machines asked, the list has ${read.length}`);
+      read = sampledMachines(read, count, new RandomStreams(seed).stream('cluster-sample'));
     }
+    const total = nodes.length + read.length * from.scale;
+    if (total > MAX_NODES) {
+      const key = from.scale === 1 ? 'file' : 'scale';
+      throw new ConfigError(locate(['cluster', 'from', key]), `${total} nodes in all: expected at most ${MAX_NODES}`);
+    }
+    read = scaledMachines(read, from.scale);
     if (skipped.total > 0) warnings.push(`cluster.from ${from.file}: ${skipped.describe()}`);
     const names = new Set(nodes.map((n) => n.name));
-    for (const machine of machines.nodes) {
+    for (const machine of read) {
       if (names.has(machine.name)) throw new ConfigError(locate(['cluster', 'from', 'file']), `node name "${machine.name}" is used twice`);
       names.add(machine.name);
       nodes.push(machine);
@@ -420,9 +435,10 @@ function knownFormat(id: string, path: YamlPath, locate: (path: YamlPath) => str
 }
 
 /**
- * The jobs of `workload.trace`, read through its format: every time multiplied by `timeScale`,
- * submission times then divided by `loadScale` (2 = arrivals twice as dense). Bad rows are
- * skipped with a warning, or stop the load when `strict`.
+ * The jobs of `workload.trace`, read through its format: those submitted in `window` (on the
+ * trace's own clock, shifted to start at 0), at most `limit` of them, their times scaled (see
+ * scaledTraceJob), then re-timed when `arrivalsPerMinute` is given. Bad rows are skipped with a
+ * warning, or stop the load when `strict`.
  */
 async function readTraceJobs(
   trace: TraceDoc,
@@ -434,15 +450,21 @@ async function readTraceJobs(
   const files = trace.files.map((f) => resolve(dirname(file), f));
   const skipped = new SkipCounter();
   const jobs: JobSpec[] = [];
+  const limit = trace.limit ?? Infinity;
+  const window: TraceWindow | null = trace.window === undefined ? null : { fromS: trace.window.from, toS: trace.window.to ?? Infinity };
+  const scaling = { timeScale: trace.timeScale, loadScale: trace.loadScale, loadScaleBy: trace.loadScaleBy };
   const read = readCheckedJobs(format, files, {
-    limit: trace.limit ?? Infinity,
+    // A window is cut before the limit: the reader cannot count the jobs it keeps.
+    limit: window === null ? limit : Infinity,
     strict: trace.strict,
     onSkip: (error) => skipped.add(error),
   });
   let outOfBounds: ConfigError | null = null;
   await atPathOfFile(locate(['workload', 'trace', 'files']), async () => {
     for await (const job of read) {
-      const scaled = scaleJob(job, trace.timeScale, trace.loadScale);
+      const kept = window === null ? job : inWindow(job, window);
+      if (kept === null) continue;
+      const scaled = scaledTraceJob(kept, scaling);
       const problem = scaledProblem(scaled);
       if (problem) {
         const key = trace.timeScale === 1 ? 'loadScale' : 'timeScale';
@@ -450,36 +472,17 @@ async function readTraceJobs(
         break;
       }
       jobs.push(scaled);
+      if (jobs.length >= limit) break;
     }
   });
   if (outOfBounds) throw outOfBounds;
+  if (jobs.length === 0 && window !== null && skipped.total === 0) {
+    const span = `[${formatDurationS(window.fromS)}, ${Number.isFinite(window.toS) ? formatDurationS(window.toS) : 'the end'})`;
+    throw new ConfigError(locate(['workload', 'trace', 'window']), `no job of the trace is submitted in ${span}`);
+  }
   if (jobs.length === 0) throw new ConfigError(locate(['workload', 'trace']), noJobError(files, skipped).message);
   if (skipped.total > 0) warnings.push(`workload.trace: ${skipped.describe()}`);
   return trace.arrivalsPerMinute === undefined ? jobs : retimedArrivals(jobs, trace.arrivalsPerMinute);
-}
-
-/**
- * Arrivals re-timed as the Alibaba PAI simulator replays a job list: jobs in (submit time, id)
- * order, job k submitted at floor(k / perMinute) minutes; durations and work are kept.
- */
-export function retimedArrivals(jobs: readonly JobSpec[], perMinute: number): JobSpec[] {
-  const ordered = [...jobs].sort((a, b) => a.submitS - b.submitS || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return ordered.map((job, k) => ({ ...job, submitS: Math.floor(k / perMinute) * 60 }));
-}
-
-/** A trace job with its times scaled: work as `timeScale` (fixed-speed jobs: seconds), submission as timeScale/loadScale. */
-function scaleJob(job: JobSpec, timeScale: number, loadScale: number): JobSpec {
-  if (timeScale === 1 && loadScale === 1) return job;
-  const submitS = (job.submitS * timeScale) / loadScale;
-  return { ...job, submitS, totalSteps: job.totalSteps * timeScale };
-}
-
-/** Why a scaled trace job is out of bounds (its submit time, or its duration or steps), or null. */
-function scaledProblem(job: JobSpec): string | null {
-  if (!(job.submitS <= MAX_TIME_S)) return 'submit time over 100 years after scaling';
-  if (job.speed.kind === 'fixed' && !(job.totalSteps <= MAX_TIME_S)) return 'duration over 100 years after scaling';
-  if (!(job.totalSteps <= MAX_STEPS)) return `over ${MAX_STEPS} steps after scaling`;
-  return null;
 }
 
 /**

@@ -301,17 +301,31 @@ const traceSchema = z.strictObject(
     files: z.union([nameSchema, z.array(nameSchema).min(1)], says('expected a file name or a list of them')).transform((files) =>
       typeof files === 'string' ? [files] : files,
     ),
+    // Jobs submitted in [from, to) of the trace's own clock, shifted to start at 0; before limit, scaling and re-timing.
+    window: z
+      .strictObject({ from: durationS.default(0), to: positiveDurationS.optional() }, says('expected a mapping {from, to}'))
+      .optional(),
     limit: countUpTo(MAX_JOBS).optional(),
     timeScale: positiveNumber.default(1),
     loadScale: positiveNumber.default(1),
+    // How loadScale raises the load: arrivals (submission times divided) or durations (every job's work multiplied).
+    loadScaleBy: z.enum(['arrivals', 'durations'], says('expected one of arrivals, durations')).default('arrivals'),
     // Re-timed arrivals, as the Alibaba PAI simulator replays a job list: N jobs a minute in (submit time, id) order.
     arrivalsPerMinute: countUpTo(MAX_JOBS).optional(),
     strict: z.boolean(says('expected true or false')).default(false),
   },
   says('expected a mapping with format and files'),
 ).superRefine((trace, ctx) => {
-  if (trace.arrivalsPerMinute !== undefined && trace.loadScale !== 1) {
-    ctx.addIssue({ code: 'custom', path: ['arrivalsPerMinute'], message: 'arrivalsPerMinute sets every submission time: it cannot be combined with loadScale' });
+  if (trace.arrivalsPerMinute !== undefined && trace.loadScale !== 1 && trace.loadScaleBy === 'arrivals') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['arrivalsPerMinute'],
+      message: 'arrivalsPerMinute sets every submission time: it cannot be combined with loadScale by arrivals (use loadScaleBy: durations)',
+    });
+  }
+  const window = trace.window;
+  if (window?.to !== undefined && window.from >= window.to) {
+    ctx.addIssue({ code: 'custom', path: ['window', 'to'], message: `to (${formatDurationS(window.to)}) must be after from (${formatDurationS(window.from)})` });
   }
 });
 
@@ -413,8 +427,30 @@ const expectationSchema = z
     }
   });
 
-/** A machine list to read the cluster from (`cluster.from`), path relative to the scenario file. */
-const clusterFromSchema = z.strictObject({ format: nameSchema, file: nameSchema }, says('expected a mapping with format and file'));
+const shareSchema = z
+  .number(says('expected a number in (0, 1]'))
+  .gt(0, says('expected a number in (0, 1]'))
+  .max(1, says('expected a number in (0, 1]'));
+
+/** A seeded sample of a machine list (`cluster.from.sample`): a number of machines or a share of them. */
+const machineSampleSchema = z
+  .strictObject({ nodes: countUpTo(MAX_NODES).optional(), share: shareSchema.optional() }, says('expected a mapping {nodes} or {share}'))
+  .superRefine((sample, ctx) => {
+    if (sample.nodes !== undefined && sample.share !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'give either nodes or share, not both' });
+    } else if (sample.nodes === undefined && sample.share === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'give nodes or share' });
+    }
+  });
+
+/**
+ * A machine list to read the cluster from (`cluster.from`), path relative to the scenario file:
+ * optionally a seeded sample of its machines, then `scale` copies of them.
+ */
+const clusterFromSchema = z.strictObject(
+  { format: nameSchema, file: nameSchema, scale: countUpTo(MAX_NODES).default(1), sample: machineSampleSchema.optional() },
+  says('expected a mapping with format and file'),
+);
 
 /** The largest GPU count of any node group: the default synthetic `gpusPerNode` (0 for a CPU-only cluster). */
 export function largestNodeGpus(nodes: readonly { gpus: number }[]): number {

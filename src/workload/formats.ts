@@ -2,6 +2,7 @@ import { acmeFormat } from './formats/acme.js';
 import { alibabaGpu2023Format } from './formats/alibaba-gpu-2023.js';
 import { alibabaPai2020Format } from './formats/alibaba-pai-2020.js';
 import { alibabaSpot2026Format } from './formats/alibaba-spot-2026.js';
+import { alibabaPaiSimFormat } from './formats/alibaba-pai-sim.js';
 import { heliosFormat } from './formats/helios.js';
 import { nativeFormat } from './formats/native.js';
 import { phillyFormat } from './formats/philly.js';
@@ -13,6 +14,7 @@ export const traceFormats: Readonly<Record<string, TraceFormat>> = {
   'alibaba-gpu-2023': alibabaGpu2023Format,
   'alibaba-pai-2020': alibabaPai2020Format,
   'alibaba-spot-2026': alibabaSpot2026Format,
+  'alibaba-pai-sim': alibabaPaiSimFormat,
   philly: phillyFormat,
   helios: heliosFormat,
   acme: acmeFormat,

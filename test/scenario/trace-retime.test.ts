@@ -44,3 +44,17 @@ describe('workload.trace.arrivalsPerMinute', () => {
     expect((error as Error).message).toMatch(/s\.yaml:\d+: workload\.trace\.arrivalsPerMinute: arrivalsPerMinute sets every submission time: it cannot be combined with loadScale/);
   });
 });
+
+describe('workload.trace.arrivalsPerMinute with numeric ids', () => {
+  it('orders ties by the ids\' numbers when ids are whole numbers, as the simulator (ids read as ints) does', async () => {
+    const jobs = [batchJob('10', 0, 1, 10), batchJob('9', 0, 1, 20), batchJob('100', 0, 1, 30), batchJob('x', 0, 1, 40)];
+    const dir = folderWith({ 'jobs.jsonl': `${jobs.map(nativeLine).join('\n')}\n`, 's.yaml': `${CLUSTER}workload:\n  trace: {format: native, files: jobs.jsonl, arrivalsPerMinute: 1}\n` });
+    const scenario = await loadScenario(join(dir, 's.yaml'), { knownPolicies: presetNames() });
+    expect(scenario.jobs.map((job) => [job.id, job.submitS])).toEqual([
+      ['9', 0],
+      ['10', 60],
+      ['100', 120],
+      ['x', 180],
+    ]);
+  });
+});

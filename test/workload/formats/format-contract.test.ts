@@ -159,6 +159,35 @@ const CONTRACTS: Readonly<Record<string, FormatContract>> = {
     ],
     generatedStyle: 'philly',
   },
+  'alibaba-pai-sim': {
+    jobs: [
+      {
+        name: 'job CSV',
+        files: ['alibaba-pai-sim/pai_sim_jobs.csv'],
+        corruptFile: 0,
+        corruption: { kind: 'csv-cell', column: 'num_cpu' },
+      },
+    ],
+    // Carries GPUs and CPUs per instance in whole percent of a device (the simulator's unit), no
+    // memory (reads back 0), no status, retries or elastic bounds. A job of several roles is written
+    // as one row per role, `<id>-<role>`, each a job of its own.
+    readBack: [
+      {
+        name: 'job CSV',
+        files: ['pai_sim_jobs.csv'],
+        carried: (job) => ({
+          ...(carriedFields(job, ['elastic', 'traceStatus', 'traceRetries']) as object),
+          roles: job.roles.map((role) => ({
+            ...role,
+            demand: { ...role.demand, cpuMilli: Math.round(role.demand.cpuMilli / 10) * 10, gpuMilli: Math.round(role.demand.gpuMilli / 10) * 10, memMiB: 0 },
+          })),
+        }),
+        readsBackAs: (job) =>
+          job.roles.length === 1 ? [job] : job.roles.map((role) => ({ ...job, id: `${job.id}-${role.role}`, roles: [{ ...role, role: 'worker' as const }] })),
+      },
+    ],
+    generatedStyle: 'alibaba-pai',
+  },
   philly: {
     jobs: [
       { name: 'Pollux CSV', files: ['philly/philly_jobs.csv'], corruptFile: 0, corruption: { kind: 'csv-cell', column: 'duration' } },
