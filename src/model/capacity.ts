@@ -185,10 +185,16 @@ export class CapacityScratch {
   fitCount(nodeIndex: number, demand: ReplicaDemand): number {
     if (!this.schedulable(nodeIndex)) return 0;
     const copied = this.overlay.get(nodeIndex);
-    if (copied || (demand.gpus > 0 && demand.gpuMilli < GPU_MILLI)) return fitCountIn(copied ?? this.free(nodeIndex), demand);
-    // Whole GPUs, CPU and memory need no per-GPU copy: read the counters directly.
+    if (copied) return fitCountIn(copied, demand);
     const node = this.nodes[nodeIndex]!;
     const empty = this.base === 'empty';
+    if (demand.gpus > 0 && demand.gpuMilli < GPU_MILLI) {
+      // GPU shares: slots counted GPU by GPU on the cluster's own counters (no copy of the node).
+      let slots = 0;
+      for (let g = 0; g < node.gpus; g++) slots += Math.floor((empty ? GPU_MILLI : this.view.gpuFreeMilli(nodeIndex, g)) / demand.gpuMilli);
+      return Math.min(slots, fitCountOf(empty ? node.cpuMilli : this.view.freeCpuMilli(nodeIndex), empty ? node.memMiB : this.view.freeMemMiB(nodeIndex), Infinity, demand));
+    }
+    // Whole GPUs, CPU and memory need no per-GPU copy: read the counters directly.
     return fitCountOf(
       empty ? node.cpuMilli : this.view.freeCpuMilli(nodeIndex),
       empty ? node.memMiB : this.view.freeMemMiB(nodeIndex),
