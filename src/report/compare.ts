@@ -22,6 +22,17 @@ export interface MetricStats {
   readonly ratioToFirst: number | null;
 }
 
+/** A policy's statistics of one metric over its seeds' values, against the first policy's mean `baseline`. */
+export function metricStats(values: readonly number[], baseline: number): MetricStats {
+  const mean = meanOf(values);
+  return {
+    n: values.length,
+    mean: round6(mean),
+    ci95: values.length > 1 ? round6(ciHalfWidth(values, mean)) : null,
+    ratioToFirst: baseline !== 0 ? round6(mean / baseline) : null,
+  };
+}
+
 /** The result of `dlsim compare`: every metric's statistics per policy. */
 export interface Comparison {
   readonly scenario: string;
@@ -69,14 +80,7 @@ export function buildComparison(scenario: string, policies: readonly string[], a
     const baseline = meanOf(byPolicy.get(policies[0]!) ?? [0]);
     metrics[metric] = {};
     for (const policy of policies) {
-      const list = byPolicy.get(policy) ?? [0];
-      const mean = meanOf(list);
-      metrics[metric][policy] = {
-        n: list.length,
-        mean: round6(mean),
-        ci95: list.length > 1 ? round6(ciHalfWidth(list, mean)) : null,
-        ratioToFirst: baseline !== 0 ? round6(mean / baseline) : null,
-      };
+      metrics[metric][policy] = metricStats(byPolicy.get(policy) ?? [0], baseline);
     }
   }
   return { scenario, policies, seeds, metrics, pairedRatios: pairedRatios(policies, runs) };

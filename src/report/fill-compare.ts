@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import type { FillSummary } from '../sim/fill.js';
-import type { MetricStats } from './compare.js';
-import { ciHalfWidth, meanOf, round6 } from './interval.js';
+import { metricStats, type MetricStats } from './compare.js';
+import { meanOf } from './interval.js';
 import { alignColumns, formatPercent } from './summary-table.js';
 
 /** One fill run of a comparison: a preset on a seed, and its summary. */
@@ -45,14 +45,7 @@ export function buildFillComparison(scenario: string, policies: readonly string[
     const baseline = meanOf(valuesOf(policies[0]!));
     metrics[metric] = {};
     for (const policy of policies) {
-      const list = valuesOf(policy);
-      const mean = meanOf(list);
-      metrics[metric][policy] = {
-        n: list.length,
-        mean: round6(mean),
-        ci95: list.length > 1 ? round6(ciHalfWidth(list, mean)) : null,
-        ratioToFirst: baseline !== 0 ? round6(mean / baseline) : null,
-      };
+      metrics[metric][policy] = metricStats(valuesOf(policy), baseline);
     }
   }
   return { scenario, mode: 'fill', policies, seeds, metrics };

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { caseNames, schedulingPresets, targetOf } from '../../src/bench/cases.js';
+import { dlsim } from '../cli-run.js';
+
+describe('dlsim bench cases', () => {
+  it('names a replay, a scaling and a philly case for one preset of every scheduling policy', () => {
+    const presets = schedulingPresets();
+    expect(presets).toEqual(expect.arrayContaining(['fifo', 'fifo-backfill', 'sjf', 'drf', 'tetris', 'tiresias', 'optimus', 'edl']));
+    for (const preset of presets) {
+      for (const kind of ['replay', 'scaling', 'philly']) expect(caseNames()).toContain(`${kind}/${preset}`);
+    }
+  });
+
+  it('holds each case to its target: fast presets 10 s, others 60 s, 2 GiB; doubling ratio 2.2; engine ratio 0.5', () => {
+    expect(targetOf('replay/fifo').holds(9.9, 100, null)).toBe(true);
+    expect(targetOf('replay/fifo').holds(10.1, 100, null)).toBe(false);
+    expect(targetOf('replay/drf').holds(59, 100, null)).toBe(true);
+    expect(targetOf('replay/drf').holds(59, 2049, null)).toBe(false);
+    expect(targetOf('scaling/sjf').holds(100, 100, 2.3)).toBe(false);
+    expect(targetOf('engine').holds(0, 100, 0.6)).toBe(true);
+    expect(targetOf('faults-16k').holds(1, 1, null)).toBeNull();
+  });
+
+  it('prints every case it ran as {name, wallS, eventsPerS, maxRssMiB, ratio, target, pass}, each run in its own process', () => {
+    const run = dlsim('bench', '--quick', '--json', '--only', 'engine,optimus-round');
+    expect(run.code).toBe(0);
+    const { cases } = JSON.parse(run.stdout) as { cases: Record<string, unknown>[] };
+    expect(cases.map((c) => c.name)).toEqual(['engine', 'optimus-round']);
+    for (const c of cases) {
+      expect(Object.keys(c).sort()).toEqual(['eventsPerS', 'maxRssMiB', 'name', 'note', 'pass', 'ratio', 'target', 'wallS']);
+      expect(c.maxRssMiB).toBeGreaterThan(10);
+      expect(typeof c.pass).toBe('boolean');
+    }
+    expect(cases[0]!.ratio).toBeGreaterThan(0);
+  });
+
+  it('refuses an unknown case in one line', () => {
+    const run = dlsim('bench', '--only', 'replay/nope');
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/--only: unknown case "replay\/nope"/);
+  });
+});
