@@ -18,6 +18,7 @@ import { printJson } from './output.js';
 interface BenchArgs {
   only?: string;
   case?: string;
+  caseTimeout?: number;
   rows?: number;
   json?: boolean;
   quick?: boolean;
@@ -103,6 +104,7 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
   builder: (yargs: Argv<object>) =>
     yargs
       .option('only', { type: 'string', describe: 'comma-separated cases and benchmarks (default: all; `dlsim bench --list` names them)' })
+      .option('case-timeout', { type: 'string', coerce: wholeNumberOption('--case-timeout', 1), describe: 'seconds a case (each size of a scaling case) may run before it is stopped and reported as failing its target (default: no limit)' })
       .option('case', { type: 'string', hidden: true, describe: 'run one case in this process and print its figures as JSON (what each case\'s child process does)' })
       .option('rows', { type: 'string', coerce: wholeNumberOption('--rows', 1), describe: 'rows of the generated trace import-memory imports (default 1,000,000; 20,000 with --quick)' })
       .option('json', { type: 'boolean', describe: 'print the figures as one JSON object' })
@@ -142,7 +144,11 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
     for (const name of names) {
       if (!args.json) process.stderr.write(`running ${name}…\n`);
       if (BENCHMARKS[name]) figures.push(...(await BENCHMARKS[name]!(args)));
-      else results.push(runCase(name, args.quick === true));
+      else {
+        const result = runCase(name, args.quick === true, args.caseTimeout);
+        results.push(result);
+        if (!args.json) process.stderr.write(`  ${result.wallS === null ? '-' : `${result.wallS} s`}${result.ratio === null ? '' : `, ratio ${result.ratio}`}, target ${result.target}: ${result.pass === null ? '-' : result.pass ? 'held' : 'MISSED'} (${result.note})\n`);
+      }
     }
     if (args.json) return printJson({ cases: results, figures });
     if (results.length > 0) {
@@ -185,10 +191,18 @@ async function childFigures(name: string, quick: boolean): Promise<ChildFigures>
 }
 
 /** Runs a case in a fresh process (its memory is its own), or each size of a scaling case, and checks the target. */
-function runCase(name: string, quick: boolean): CaseResult {
+function runCase(name: string, quick: boolean, timeoutS: number | undefined): CaseResult {
   const target = targetOf(name);
   const sizes = name.startsWith('scaling/') ? (quick ? SCALING_JOBS.quick : SCALING_JOBS.full) : [null];
-  const runs = sizes.map((size) => spawnCase(size === null ? name : `${name}/${size}`, quick));
+  const runs: ChildFigures[] = [];
+  for (const size of sizes) {
+    const run = spawnCase(size === null ? name : `${name}/${size}`, quick, timeoutS);
+    if (run === null) {
+      const what = size === null ? '' : ` at ${size} jobs`;
+      return { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: false, note: `stopped after ${timeoutS} s${what}` };
+    }
+    runs.push(run);
+  }
   const last = runs[runs.length - 1]!;
   if (last.skipped !== undefined) return { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: null, note: `not run: ${last.skipped}` };
   let ratio = last.ratio ?? null;
@@ -212,10 +226,15 @@ function runCase(name: string, quick: boolean): CaseResult {
   };
 }
 
-/** `dlsim bench --case NAME --json` in a child process; its figures. */
-function spawnCase(name: string, quick: boolean): ChildFigures {
+/** `dlsim bench --case NAME` in a child process; its figures, or null when it ran past `timeoutS`. */
+function spawnCase(name: string, quick: boolean, timeoutS: number | undefined): ChildFigures | null {
   const cli = fileURLToPath(new URL('./main.js', import.meta.url));
-  const child = spawnSync(process.execPath, [cli, 'bench', '--case', name, ...(quick ? ['--quick'] : [])], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const child = spawnSync(process.execPath, [cli, 'bench', '--case', name, ...(quick ? ['--quick'] : [])], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+    ...(timeoutS === undefined ? {} : { timeout: timeoutS * 1000, killSignal: 'SIGKILL' as const }),
+  });
+  if (timeoutS !== undefined && child.signal === 'SIGKILL') return null;
   if (child.status !== 0) {
     const why = (child.stderr.trim().split('\n').find((line) => line.trim() !== '') ?? `exit ${child.status}`).trim();
     throw new SimError(`bench case ${name} failed: ${why}`);

@@ -34,6 +34,13 @@ describe('dlsim bench cases', () => {
     expect(cases[0]!.ratio).toBeGreaterThan(0);
   });
 
+  it('stops a case that runs past --case-timeout and reports it as missing its target', () => {
+    const run = dlsim('bench', '--quick', '--json', '--only', 'replay/tetris', '--case-timeout', '1');
+    expect(run.code).toBe(0);
+    const { cases } = JSON.parse(run.stdout) as { cases: { name: string; pass: boolean | null; note: string; wallS: number | null }[] };
+    expect(cases).toEqual([expect.objectContaining({ name: 'replay/tetris', pass: false, wallS: null, note: 'stopped after 1 s' })]);
+  });
+
   it('refuses an unknown case in one line', () => {
     const run = dlsim('bench', '--only', 'replay/nope');
     expect(run.code).toBe(1);
