@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { RandomStreams } from '../engine/random.js';
@@ -12,6 +12,7 @@ import { traceFormatById, traceFormatIds, traceFormats } from '../workload/forma
 import { nativeLine } from '../workload/formats/native.js';
 import { wholeNumberOption } from './options.js';
 import { generatorStyleIds, generatorStyles } from '../workload/generators/styles.js';
+import { makeFolder } from '../io/make-folder.js';
 
 interface GenerateArgs {
   style: string;
@@ -35,7 +36,7 @@ export async function writeNativeJobsAtomic(jobs: Iterable<JobSpec>, path: strin
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   let out: WriteStream | undefined;
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeFolder(dirname(path));
     trackTemporary(temporary);
     out = createWriteStream(temporary);
     for (const job of jobs) {

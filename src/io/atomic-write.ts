@@ -1,7 +1,8 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { releaseTemporary, trackTemporary } from './temporaries.js';
+import { makeFolder } from './make-folder.js';
 
 /** The temporary name a file is written under before it is renamed into place (same folder). */
 export function temporaryPath(path: string): string {
@@ -25,7 +26,7 @@ export function writeFileAtomic(path: string, contents: string): void {
 export function writeFilesAtomic(folder: string, files: readonly (readonly [name: string, contents: string])[]): void {
   const temporaries: string[] = [];
   try {
-    mkdirSync(folder, { recursive: true });
+    makeFolder(folder);
     for (const [name, contents] of files) {
       const temporary = temporaryPath(join(folder, name));
       temporaries.push(temporary);

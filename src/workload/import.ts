@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, SimError, TraceError } from '../errors.js';
 import { releaseTemporary, trackTemporary } from '../io/temporaries.js';
@@ -7,6 +7,7 @@ import { readCheckedJobs } from './checked-jobs.js';
 import { nativeLine } from './formats/native.js';
 import { SkipCounter } from './skip-counter.js';
 import type { TraceFormat } from './trace-format.js';
+import { makeFolder } from '../io/make-folder.js';
 
 /** What an import did. */
 export interface ImportReport {
@@ -40,7 +41,11 @@ export async function importTrace(
   options: { readonly limit: number; readonly strict: boolean },
   outFile: string,
 ): Promise<ImportReport> {
-  mkdirSync(dirname(outFile), { recursive: true });
+  try {
+    makeFolder(dirname(outFile));
+  } catch (error) {
+    throw new ConfigError(outFile, `cannot write the output (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
   const temporary = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
   trackTemporary(temporary);
   const out = createWriteStream(temporary);
