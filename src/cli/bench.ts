@@ -8,7 +8,6 @@ import { spawnSync } from 'node:child_process';
 import { caseNames, runCaseHere, SCALING_JOBS, targetOf, type CaseResult } from '../bench/cases.js';
 import { ConfigError, SimError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
-import { benchOptimusRound } from '../bench/optimus-bench.js';
 import { alignColumns } from '../report/summary-table.js';
 import { loadScenario } from '../scenario/load.js';
 import { benchCheck } from './bench-check.js';
@@ -31,7 +30,7 @@ interface BenchArgs {
 }
 
 /** Sizes of the quick run (`--quick`): small versions of the benchmarks, for the performance gate. */
-const QUICK = { jobs: 2000, faultJobs: 500, optimusTasks: 10_000, optimusNodes: 1600, importRows: 20_000 } as const;
+const QUICK = { jobs: 2000, faultJobs: 500, importRows: 20_000 } as const;
 
 /**
  * Fault rate multiplier of `sim-faults`: heavy (~7 faults a day on the default 256 GPUs) while the

@@ -198,7 +198,8 @@ export class PolicyHost {
     };
     this.consult('scheduling', this.scheduling.schedule(context));
     if (this.priorityClasses) {
-      const after = { ...context, queued: this.control.queued, queuedInOrder: () => this.control.queuedInOrder(), running: this.control.running, changes: { queued: [], started: [], stopped: [], resized: [] } };
+      // The state after the pass's decisions (the context's queue and running list are read when asked), with no changes.
+      const after: SchedulingContext<JobRuntime> = Object.create(context, { changes: { value: { queued: [], started: [], stopped: [], resized: [] } } });
       this.consult('scheduling', reclaimForHighPriority(after, this.changedThisInstant), PRIORITY_CLASSES);
     }
   }

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, dlsim, folderWith } from '../cli-run.js';
+import { dlsim, folderWith } from '../cli-run.js';
 
 
 /** Runs the built CLI and returns exit code, stdout and stderr. */

@@ -132,7 +132,7 @@ function bestNode(
   let bestLeftGpuMilli = Infinity;
   let bestLeftCpuMilli = Infinity;
   const consider = (i: number): void => {
-    const score = open.length === 1 ? scoreOneShape(scratch, i, open[0]!, gpuTypes) : scoreMixed(scratch, i, open, gpuTypes);
+    const score = scoreNode(scratch, i, open, gpuTypes);
     if (score === null) return;
     const { count, leftGpuMilli, leftCpuMilli } = score;
     if (
@@ -223,10 +223,15 @@ function nodeTakingAll(scratch: CapacityScratch, open: readonly ReplicaGroup[], 
     }
   }
   const takesAll = (i: number): boolean => {
-    const score = open.length === 1 ? scoreOneShape(scratch, i, open[0]!, gpuTypes) : scoreMixed(scratch, i, open, gpuTypes);
+    const score = scoreNode(scratch, i, open, gpuTypes);
     return score !== null && score.count === remaining;
   };
   return scratch.bestFit(scratch.fitGroups(needsGpus, gpuTypes), gpuMilli, cpuMilli, takesAll);
+}
+
+/** Scores a node for the open groups (one shape: without copying its state). */
+function scoreNode(scratch: CapacityScratch, i: number, open: readonly ReplicaGroup[], gpuTypes: readonly string[]): NodeScore | null {
+  return open.length === 1 ? scoreOneShape(scratch, i, open[0]!, gpuTypes) : scoreMixed(scratch, i, open, gpuTypes);
 }
 
 /** How many replicas a node takes and what it has left after them; null when it takes none. */

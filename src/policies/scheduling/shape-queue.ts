@@ -14,6 +14,8 @@ interface ShapeClass<V extends JobView> {
   readonly example: JobRequest;
   /** Where the class stands in the walk (its next job's order key and its id), or null when out of it. */
   walkKey: readonly number[] | null;
+  /** The order key of the job it stands at in the walk (walkKey without the id), or null. */
+  nextKey: readonly number[] | null;
   /** It cannot fit the free capacity it last saw, which has only shrunk since (see ShapeQueue). */
   dead: boolean;
 }
@@ -82,10 +84,12 @@ export class ShapeQueue<V extends JobView> {
     for (let pair = this.walk.nextHigherPair(undefined); pair !== undefined; pair = this.walk.nextHigherPair(cursor)) {
       const [walkKey, shape] = pair;
       cursor = walkKey;
-      const [jobKey, job] = shape.jobs.getPairOrNextHigher(walkKey.slice(0, -1))!;
+      const jobKey = shape.nextKey!;
+      const job = shape.jobs.get(jobKey)!;
       const tasks = context.placement.place(scratch, placementRequestOf(job.request));
       this.walk.delete(walkKey);
       shape.walkKey = null;
+      shape.nextKey = null;
       if (tasks !== null) {
         actions.push({ kind: 'start', jobId: job.request.id, tasks });
         this.remove(job);
@@ -104,8 +108,6 @@ export class ShapeQueue<V extends JobView> {
     }
     // Outside a pass every live class stands at its first job.
     for (const shape of moved) {
-      if (shape.walkKey !== null) this.walk.delete(shape.walkKey);
-      shape.walkKey = null;
       if (!shape.dead) this.enterAfter(shape, undefined);
     }
     return actions;
@@ -115,9 +117,11 @@ export class ShapeQueue<V extends JobView> {
   private enterAfter(shape: ShapeClass<V>, afterKey: readonly number[] | undefined): void {
     if (shape.walkKey !== null) this.walk.delete(shape.walkKey);
     shape.walkKey = null;
+    shape.nextKey = null;
     if (shape.dead || shape.jobs.size === 0) return;
     const next = afterKey === undefined ? shape.jobs.minKey() : shape.jobs.nextHigherKey(afterKey);
     if (next === undefined) return;
+    shape.nextKey = next;
     shape.walkKey = [...next, shape.id];
     this.walk.set(shape.walkKey, shape);
   }
@@ -148,13 +152,13 @@ export class ShapeQueue<V extends JobView> {
     if (!shape) {
       const demands = job.request.roles.filter((r) => r.replicas > 0).map((r) => r.demand);
       const identical = demands.every((d) => d.gpus === demands[0]!.gpus && d.gpuMilli === demands[0]!.gpuMilli && d.cpuMilli === demands[0]!.cpuMilli && d.memMiB === demands[0]!.memMiB);
-      shape = { id: this.nextId++, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, walkKey: null, dead: false };
+      shape = { id: this.nextId++, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, walkKey: null, nextKey: null, dead: false };
       this.classes.set(signature, shape);
     }
     const key = [...this.orderKey(job), this.taken++];
     shape.jobs.set(key, job);
     this.placeOf.set(job, { shape, key });
-    if (!shape.dead && (shape.walkKey === null || compareNumberLists(key, shape.walkKey.slice(0, -1)) < 0)) this.enterAfter(shape, undefined);
+    if (!shape.dead && (shape.nextKey === null || compareNumberLists(key, shape.nextKey) < 0)) this.enterAfter(shape, undefined);
   }
 
   private remove(job: V): void {
@@ -163,7 +167,7 @@ export class ShapeQueue<V extends JobView> {
     const { shape, key } = place;
     this.placeOf.delete(job);
     shape.jobs.delete(key);
-    if (shape.walkKey !== null && compareNumberLists(key, shape.walkKey.slice(0, -1)) === 0) this.enterAfter(shape, key);
+    if (shape.nextKey !== null && compareNumberLists(key, shape.nextKey) === 0) this.enterAfter(shape, key);
     if (shape.jobs.size === 0) {
       this.deadClasses.delete(shape);
       shape.dead = false;
