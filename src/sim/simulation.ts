@@ -1,6 +1,5 @@
 import { Engine } from '../engine/engine.js';
 import { assertNever, InvariantError } from '../errors.js';
-import { CapacityScratch } from '../model/capacity.js';
 import { ClusterState } from '../model/cluster-state.js';
 import { saveBlockS, youngDalyIntervalS, type CheckpointCosts } from '../model/checkpoint.js';
 import { requestedGpus } from '../model/job-spec.js';
@@ -15,6 +14,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import { FaultTracker, type TimelineRow } from './fault-tracker.js';
 import { FaultHandler } from './fault-handler.js';
+import { EverFits } from './ever-fits.js';
 import { JobControl } from './job-control.js';
 import { PolicyHost } from './policy-host.js';
 import { InvariantChecker, invariantChecksByDefault } from './invariants.js';
@@ -54,9 +54,8 @@ export class Simulation {
   private readonly placement: PlacementPolicy;
   private readonly recovery: RecoveryPolicy;
   private readonly meter: UsageMeter;
-  private readonly everFitsByShape = new Map<string, boolean>();
-  /** The installed cluster, empty and all up: what `everFits` places into (read through its fit index). */
-  private emptyCluster: ClusterState | null = null;
+  /** Whether a job fits the installed cluster, empty (made at the first arrival). */
+  private fitsEmpty: EverFits | null = null;
   private readonly faults: FaultTracker;
   private readonly faultHandler: FaultHandler;
   private finished = false;
@@ -238,19 +237,13 @@ export class Simulation {
     else this.control.rejectUnschedulable(job);
   }
 
-  /** True when the job would fit the whole installed cluster, empty; cached per job shape. */
+  /** True when the job would fit the whole installed cluster, empty. */
   private everFits(job: JobRuntime): boolean {
-    const key = JSON.stringify([job.spec.kind, job.spec.gpuTypes, job.spec.roles, job.spec.elastic]);
-    let fits = this.everFitsByShape.get(key);
-    if (fits === undefined) {
-      // The smallest gang the policy would start it with: an elastic job that fits only below its
-      // requested size would otherwise wait for good under a policy that starts jobs at that size.
-      const smallest = this.scheduling.smallestStart?.(job.request) ?? placementRequestOf(job.request);
-      this.emptyCluster ??= new ClusterState(this.scenario.cluster);
-      fits = this.placement.place(new CapacityScratch(this.emptyCluster), smallest) !== null;
-      this.everFitsByShape.set(key, fits);
-    }
-    return fits;
+    // The smallest gang the policy would start it with: an elastic job that fits only below its
+    // requested size would otherwise wait for good under a policy that starts jobs at that size.
+    const smallest = this.scheduling.smallestStart?.(job.request) ?? placementRequestOf(job.request);
+    this.fitsEmpty ??= new EverFits(this.scenario.cluster, this.placement);
+    return this.fitsEmpty.fits(job.spec, smallest);
   }
 
   private endOfInstant(): void {

@@ -1,3 +1,4 @@
+import type { ReplicaDemand } from '../../model/job-spec.js';
 import type { PlacementRequest } from '../types.js';
 
 /**
@@ -6,12 +7,18 @@ import type { PlacementRequest } from '../types.js';
  * complete for identical replicas one that fails on some free capacity means the other fails too.
  */
 export function identicalGangKey(request: PlacementRequest): string | null {
+  const d = identicalDemand(request);
+  if (d === null) return null;
+  return `${request.jobKind ?? ''}|${request.gpuTypes.join(',')}|${request.replicas.length}x${d.gpus}/${d.gpuMilli}/${d.cpuMilli}/${d.memMiB}`;
+}
+
+/** The demand every replica of the gang shares, or null for a gang of mixed replicas (or no replicas). */
+export function identicalDemand(request: PlacementRequest): ReplicaDemand | null {
   const first = request.replicas[0];
   if (first === undefined) return null;
   const d = first.demand;
-  for (const replica of request.replicas) {
-    const r = replica.demand;
+  for (const { demand: r } of request.replicas) {
     if (r !== d && (r.gpus !== d.gpus || r.gpuMilli !== d.gpuMilli || r.cpuMilli !== d.cpuMilli || r.memMiB !== d.memMiB)) return null;
   }
-  return `${request.jobKind ?? ''}|${request.gpuTypes.join(',')}|${request.replicas.length}x${d.gpus}/${d.gpuMilli}/${d.cpuMilli}/${d.memMiB}`;
+  return d;
 }
