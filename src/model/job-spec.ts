@@ -162,8 +162,27 @@ export interface JobTruth {
 
 /** The request of a job: its spec without speed, loss and totalSteps, plus what the submitter declared. */
 export function requestOf(spec: JobSpec): JobRequest {
-  const { speed, loss, totalSteps, ...declared } = spec;
-  return { ...declared, declaredSteps: loss || speed.kind === 'fixed' ? null : totalSteps, targetLoss: loss ? loss.targetLoss : null };
+  // Built property by property in one order, so every request shares one hidden class (a
+  // rest-spread copy gets a class of its own per job: hundreds of bytes each over a million jobs).
+  const { loss, speed } = spec;
+  return {
+    id: spec.id,
+    kind: spec.kind,
+    submitS: spec.submitS,
+    user: spec.user,
+    gpuTypes: spec.gpuTypes,
+    roles: spec.roles,
+    elastic: spec.elastic,
+    source: spec.source,
+    traceStatus: spec.traceStatus,
+    untimed: spec.untimed,
+    traceRetries: spec.traceRetries,
+    checkpoint: spec.checkpoint,
+    startupS: spec.startupS,
+    priority: spec.priority,
+    declaredSteps: loss || speed.kind === 'fixed' ? null : spec.totalSteps,
+    targetLoss: loss ? loss.targetLoss : null,
+  } satisfies Record<keyof JobRequest, unknown>;
 }
 
 /** The ground truth of a job. */

@@ -15,6 +15,9 @@ export interface RoleShape {
 /** A running job's shape, role by role in the spec's role order (roles without replicas left out). */
 export type RuntimeShape = readonly RoleShape[];
 
+/** The shape of a job that holds nothing (shared: one empty array for every such job). */
+export const EMPTY_SHAPE: RuntimeShape = Object.freeze([]);
+
 /** The shape a job's tasks form, role by role in the spec's role order. */
 export function shapeOfTasks(spec: JobSpec, tasks: readonly TaskPlacement[]): RuntimeShape {
   const shape: RoleShape[] = [];

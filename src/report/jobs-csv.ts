@@ -75,7 +75,7 @@ export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
       roundS(job.slowedS),
       roundRatio(job.downtimeGpuS / 3600),
       job.spec.user,
-      [...job.nodesUsed].join(' '),
+      job.nodesUsed.join(' '),
     ];
   });
   return stringify([[...JOB_COLUMNS], ...rows]);

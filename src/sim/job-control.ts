@@ -5,7 +5,7 @@ import type { ClusterState } from '../model/cluster-state.js';
 import { restartSteps, saveBlockS, type CheckpointCosts } from '../model/checkpoint.js';
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
 import { isRecoveryPause, type PauseStep } from '../model/pause.js';
-import { demandIn, replicasIn, shapeOfTasks } from '../model/shape.js';
+import { demandIn, EMPTY_SHAPE, replicasIn, shapeOfTasks } from '../model/shape.js';
 import { stepsPerS } from '../model/speed.js';
 import type { ReshapePause } from '../policies/decision.js';
 import type { Scenario } from '../scenario/scenario.js';
@@ -356,7 +356,7 @@ export class JobControl {
     const racks = new Set<string>();
     for (const task of tasks) {
       const node = this.cluster.nodes[task.nodeIndex]!;
-      job.nodesUsed.add(node.name);
+      job.noteNodeUsed(node.name);
       if (task.role === 'worker') racks.add(node.rack);
       job.gpus += (task.gpuIndices.length * task.demand.gpuMilli) / 1000;
       job.cpuMilli += task.demand.cpuMilli;
@@ -474,7 +474,7 @@ export class JobControl {
   recordSpeedSample(job: JobRuntime): void {
     if (job.phase !== 'running' || job.paused || this.engine.nowS <= job.shapeSinceS) return;
     const noise = 1 + SPEED_NOISE * keyedNormal(`dlsim:${this.scenario.seed}:speed:${job.spec.id}:${job.speedSamples.length}`);
-    job.speedSamples.push({ ps: job.ps, workers: job.workers, stepsPerS: job.rateStepsPerS * noise });
+    job.addSpeedSample({ ps: job.ps, workers: job.workers, stepsPerS: job.rateStepsPerS * noise });
   }
 
   /** The training processes (re)started: a pod with less memory than its role uses is OOM-killed `sim.oomAfter` into training. */
@@ -514,7 +514,7 @@ export class JobControl {
     job.cpuMilli = 0;
     job.workers = 0;
     job.ps = 0;
-    job.shape = [];
+    job.shape = EMPTY_SHAPE;
     job.hardwareFactor = 1;
     job.epoch++;
     if (!this.runningList.delete(job)) throw new InvariantError(`job ${job.spec.id} is not running`);

@@ -3,12 +3,21 @@ import type { JobRecord } from '../metrics/job-record.js';
 import { priorityOf, requestedGpus, requestOf, truthOf, type JobKind, type PriorityClass, type JobRequest, type JobSpec, type JobTruth, type Role } from '../model/job-spec.js';
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
 import type { PauseKind, PauseStep } from '../model/pause.js';
-import type { RuntimeShape } from '../model/shape.js';
+import { EMPTY_SHAPE, type RuntimeShape } from '../model/shape.js';
 import { nominalStepsPerS } from '../model/speed.js';
 import type { JobPhase, OracleJobView } from '../policies/types.js';
 
 /** Seconds in a day, for counting the days of a job's life. */
 const DAY_S = 86_400;
+
+// Shared empty values: most of a million jobs never need their own (each empty array or set costs
+// tens of bytes a job).
+const NO_PAUSE_STEPS: readonly PauseStep[] = Object.freeze([]);
+const NO_NODES: readonly string[] = Object.freeze([]);
+/** Nodes a job's list of used nodes holds before it keeps a set of them too. */
+const NODES_SCANNED = 16;
+const NO_SPEED_SAMPLES: readonly SpeedSample[] = Object.freeze([]);
+const NO_PAUSES: Readonly<Record<PauseKind, number>> = Object.freeze({ detecting: 0, rescheduling: 0, 'health-check': 0, starting: 0, loading: 0, resizing: 0 });
 
 /** One task's role and the speed factor of the hardware it runs on. */
 export interface TaskSpeed {
@@ -75,7 +84,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
   workers = 0;
   ps = 0;
   /** Role by role, the replicas it runs with now and what each holds (empty when not running). */
-  shape: RuntimeShape = [];
+  shape: RuntimeShape = EMPTY_SHAPE;
   /** GPUs held now (shared GPUs count fractionally). */
   gpus = 0;
   /** CPU held now, in thousandths of a core. */
@@ -91,14 +100,14 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** True while a resize or restart pauses training (resources held, no progress). */
   paused = false;
   /** The steps of the current pause, from `pauseStartS`. */
-  pauseSteps: readonly PauseStep[] = [];
+  pauseSteps: readonly PauseStep[] = NO_PAUSE_STEPS;
   pauseStartS = 0;
   /** Pauses so far; a resume event names the pause it ends. */
   pauses = 0;
   /** True while the current pause is recovery from a fault (see isRecoveryPause). */
   pauseForRecovery = false;
   /** Seconds paused, by what the pause waited for (a hang counts as detecting). */
-  readonly pausedByKindS: Record<PauseKind, number> = { detecting: 0, rescheduling: 0, 'health-check': 0, starting: 0, loading: 0, resizing: 0 };
+  private pausedByKind: Record<PauseKind, number> | null = null;
   /** Seconds running (paused or not) with fewer workers than requested after recovery shrank the job. */
   scaledDownS = 0;
   /** True while a hang stalls training (resources held, no progress) until its watchdog fires. */
@@ -161,8 +170,10 @@ export class JobRuntime implements OracleJobView, JobRecord {
   runningS = 0;
   /** Seconds of `runningS` lost to hardware slowdowns: (1 − the job's slowdown factor) × time trained under it. */
   slowedS = 0;
-  /** Names of the nodes the job has held tasks on, in the order it first used them. */
-  readonly nodesUsed = new Set<string>();
+  /** Names of the nodes the job has held tasks on, in the order it first used them (most jobs use one). */
+  private nodesUsedList: string[] | null = null;
+  /** The same names as a set, once the list is long enough for a scan to cost more than a lookup. */
+  private nodesUsedSet: Set<string> | null = null;
   /** Seconds spent paused by resizes and restarts. */
   pausedS = 0;
   /** Seconds spent waiting in the queue (all waits, including after preemptions). */
@@ -175,15 +186,15 @@ export class JobRuntime implements OracleJobView, JobRecord {
   busyGpusCounted = 0;
   /** When the current shape started running, for speed samples. */
   shapeSinceS = 0;
-  readonly speedSamples: SpeedSample[] = [];
+  private speedSampleList: SpeedSample[] | null = null;
   /** Simulated time progress was last brought up to. */
   lastUpdateS = 0;
   /** Steps per second at the requested shape (the yardstick of effective training time). */
   readonly nominalRateStepsPerS: number;
   /** GPUs the job asked for (shared GPUs count fractionally). */
   readonly requestedGpus: number;
-  /** What the job's submitter declared (what policies read). */
-  readonly request: JobRequest;
+  /** What `request` returns while the job lives (made when first read, let go when the job ends). */
+  private requestMade: JobRequest | null = null;
   /** The job's ground truth (what oracle baselines read). */
   readonly truth: JobTruth;
 
@@ -194,11 +205,43 @@ export class JobRuntime implements OracleJobView, JobRecord {
   ) {
     this.nominalRateStepsPerS = nominalStepsPerS(spec);
     this.requestedGpus = requestedGpus(spec);
-    this.request = requestOf(spec);
     this.truth = truthOf(spec);
     if (!(this.nominalRateStepsPerS > 0)) {
       throw new InvariantError(`job ${spec.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
     }
+  }
+
+  /** Names of the nodes the job has held tasks on, in the order it first used them. */
+  get nodesUsed(): readonly string[] {
+    return this.nodesUsedList ?? NO_NODES;
+  }
+
+  /** Notes that the job holds a task on node `name`. */
+  noteNodeUsed(name: string): void {
+    const list = (this.nodesUsedList ??= []);
+    if (this.nodesUsedSet !== null) {
+      if (this.nodesUsedSet.has(name)) return;
+      this.nodesUsedSet.add(name);
+    } else {
+      if (list.includes(name)) return;
+      if (list.length >= NODES_SCANNED) this.nodesUsedSet = new Set([...list, name]);
+    }
+    list.push(name);
+  }
+
+  /** The speed samples the sampler took of the job, oldest first. */
+  get speedSamples(): readonly SpeedSample[] {
+    return this.speedSampleList ?? NO_SPEED_SAMPLES;
+  }
+
+  /** Adds a speed sample. */
+  addSpeedSample(sample: SpeedSample): void {
+    (this.speedSampleList ??= []).push(sample);
+  }
+
+  /** What the job's submitter declared (what policies read). */
+  get request(): JobRequest {
+    return (this.requestMade ??= requestOf(this.spec));
   }
 
   /** The job's priority class (its spec's, `high` by default). */
@@ -214,6 +257,8 @@ export class JobRuntime implements OracleJobView, JobRecord {
   set phase(next: JobPhase) {
     const from = this.currentPhase;
     this.currentPhase = next;
+    // An ended job's request is read again seldom if ever: a million of them need not stay made.
+    if (next === 'completed' || next === 'failed') this.requestMade = null;
     this.watcher?.phaseChanged(this, from);
   }
 
@@ -278,7 +323,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
       } else if (this.hung) {
         // A hang is a failure nobody has noticed yet.
         this.pausedS += dtS;
-        this.pausedByKindS.detecting += dtS;
+        this.addPausedS('detecting', dtS);
       } else if (this.saving) {
         this.checkpointingS += dtS;
       } else {
@@ -298,6 +343,15 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.lastUpdateS = nowS;
   }
 
+  /** Seconds paused, by the kind of pause step (all zero for a job that never paused). */
+  get pausedByKindS(): Readonly<Record<PauseKind, number>> {
+    return this.pausedByKind ?? NO_PAUSES;
+  }
+
+  private addPausedS(kind: PauseKind, seconds: number): void {
+    (this.pausedByKind ??= { ...NO_PAUSES })[kind] += seconds;
+  }
+
   /** Attributes paused time in [fromS, toS] to the steps of the current pause. */
   private splitPause(fromS: number, toS: number): void {
     let stepStartS = this.pauseStartS;
@@ -305,13 +359,13 @@ export class JobRuntime implements OracleJobView, JobRecord {
     for (const step of this.pauseSteps) {
       const stepEndS = stepStartS + step.seconds;
       const overlapS = Math.min(toS, stepEndS) - Math.max(fromS, stepStartS);
-      if (overlapS > 0) this.pausedByKindS[step.kind] += overlapS;
+      if (overlapS > 0) this.addPausedS(step.kind, overlapS);
       stepStartS = stepEndS;
       last = step.kind;
     }
     // Float rounding at the pause's end lands in its last step.
     const beyondS = toS - Math.max(fromS, stepStartS);
-    if (beyondS > 0) this.pausedByKindS[last] += beyondS;
+    if (beyondS > 0) this.addPausedS(last, beyondS);
   }
 
   /** Seconds a failure went unnoticed or undiagnosed: until resubmission, detection pauses, hangs. */

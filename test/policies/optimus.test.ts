@@ -230,7 +230,8 @@ describe('optimus learns and never peeks', () => {
 
   it('reads neither the true curve, nor totalSteps, nor the true speed model', () => {
     const job = runningJob(3, 0.5);
-    job.speedSamples.push({ ps: 1, workers: 1, stepsPerS: 2.1 }, { ps: 2, workers: 4, stepsPerS: 7.3 });
+    job.addSpeedSample({ ps: 1, workers: 1, stepsPerS: 2.1 });
+    job.addSpeedSample({ ps: 2, workers: 4, stepsPerS: 7.3 });
     const blind = blindView(job);
     expect(Object.keys(blind)).not.toContain('spec');
     expect(Object.keys(blind)).not.toContain('truth');
