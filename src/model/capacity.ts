@@ -28,6 +28,9 @@ export class CapacityScratch {
   private wholeGpusTotal: number;
   /** The nodes this scratch changed or opened, in fit-key order as it sees them (schedulable ones only). */
   private readonly touchedFit: FitIndex;
+  /** `fitGroups` answers by request kind, for the touched nodes' groups they were made with. */
+  private readonly groupsCache = new Map<string, readonly string[]>();
+  private groupsCachedFor: readonly string[] | null = null;
 
   constructor(
     private readonly view: ClusterView,
@@ -90,19 +93,19 @@ export class CapacityScratch {
     return best === null ? null : (best as FitKey)[2];
   }
 
-  /** Calls `visit` once for every schedulable node of the groups with at least `minGpuMilli` free GPU capacity and `minCpuMilli` free CPU, in no set order (an indexed scratch only). */
-  forEachWithFree(groups: readonly string[], minGpuMilli: number, minCpuMilli: number, visit: (nodeIndex: number) => void): void {
+  /**
+   * Calls `visit` once for every schedulable node of the groups with at least `minGpuMilli` free GPU
+   * capacity and `minCpuMilli` free CPU, in no set order, until it returns true (an indexed scratch only).
+   */
+  forEachWithFree(groups: readonly string[], minGpuMilli: number, minCpuMilli: number, visit: (nodeIndex: number) => boolean | void): void {
     const from: FitKey = [minGpuMilli, -Infinity, -Infinity];
     const base = this.view.fitIndex();
+    let stopped = false;
+    const fromBase = (_: FitKey, i: number): boolean => (stopped = !this.isTouched(i) && visit(i) === true);
+    const fromTouched = (_: FitKey, i: number): boolean => (stopped = visit(i) === true);
     for (const group of groups) {
-      visitFrom(base, group, from, minCpuMilli, (_, i) => {
-        if (!this.isTouched(i)) visit(i);
-        return false;
-      });
-      visitFrom(this.touchedFit, group, from, minCpuMilli, (_, i) => {
-        visit(i);
-        return false;
-      });
+      if (!stopped) visitFrom(base, group, from, minCpuMilli, fromBase);
+      if (!stopped) visitFrom(this.touchedFit, group, from, minCpuMilli, fromTouched);
     }
   }
 
@@ -137,12 +140,24 @@ export class CapacityScratch {
   }
 
   /** The groups (GPU models, '' for nodes without GPUs) a replica may use: GPU replicas those of allowed models, others every group. */
-  fitGroups(needsGpus: boolean, gpuTypes: readonly string[]): string[] {
-    const groups = new Set<string>([...this.view.fitIndex().groups(), ...this.touchedFit.groups()]);
-    const allowed: string[] = [];
-    for (const group of groups) {
-      if (needsGpus && (group === '' || (gpuTypes.length > 0 && !gpuTypes.includes(group)))) continue;
-      allowed.push(group);
+  fitGroups(needsGpus: boolean, gpuTypes: readonly string[]): readonly string[] {
+    // The cluster does not change while a scratch plans, and the scratch's own nodes seldom bring a
+    // group of their own: the answer is kept per request kind until the scratch's groups change.
+    const touchedGroups = this.touchedFit.groups();
+    if (touchedGroups !== this.groupsCachedFor) {
+      this.groupsCache.clear();
+      this.groupsCachedFor = touchedGroups;
+    }
+    const key = needsGpus ? `gpu|${gpuTypes.join(',')}` : '';
+    let allowed = this.groupsCache.get(key);
+    if (allowed === undefined) {
+      const list: string[] = [];
+      for (const group of new Set<string>([...this.view.fitIndex().groups(), ...touchedGroups])) {
+        if (needsGpus && (group === '' || (gpuTypes.length > 0 && !gpuTypes.includes(group)))) continue;
+        list.push(group);
+      }
+      allowed = list;
+      this.groupsCache.set(key, allowed);
     }
     return allowed;
   }

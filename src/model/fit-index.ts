@@ -15,17 +15,17 @@ export function compareFitKeys(a: FitKey, b: FitKey): number {
  * a time (O(log n) a jump) rather than visited.
  */
 export function visitFrom(index: FitIndexView, group: string, from: FitKey, minCpuMilli: number, visit: (key: FitKey, nodeIndex: number) => boolean): void {
-  let entries = index.ascending(group, from)[Symbol.iterator]();
-  for (let next = entries.next(); !next.done; next = entries.next()) {
-    const [found, i] = next.value;
-    if (found[1] < minCpuMilli) {
-      // The rest of this GPU level has too little CPU up to `minCpuMilli`: jump there.
-      entries = index.ascending(group, [found[0], minCpuMilli, -Infinity])[Symbol.iterator]();
-      continue;
-    }
-    if (visit(found, i)) return;
-  }
+  // The rest of a GPU level with too little CPU up to `minCpuMilli` is jumped over.
+  index.scanFrom(group, from, (found, i) => (found[1] < minCpuMilli ? [found[0], minCpuMilli, -Infinity] : visit(found, i)));
 }
+
+/** What a scan step says: go on (false), stop (true), or go on from this key (a jump forward). */
+export type ScanStep = boolean | FitKey;
+
+/** The largest fit key: a scan's upper end. */
+const LAST_KEY: FitKey = [Infinity, Infinity, Infinity];
+/** What a B-tree range callback returns to stop. */
+const STOP = { break: true };
 
 /** The group a node's GPUs belong to: its GPU model, or '' for a node without GPUs. */
 export function fitGroupOf(node: NodeSpec): string {
@@ -34,12 +34,14 @@ export function fitGroupOf(node: NodeSpec): string {
 
 /** Read-only access to a fit index. */
 export interface FitIndexView {
-  /** Groups (GPU models, '' for nodes without GPUs) that have at least one node in the index. */
-  groups(): Iterable<string>;
-  /** Indexed nodes of a group from `from` up, in fit-key order. */
-  ascending(group: string, from: FitKey): Iterable<[FitKey, number]>;
-  /** The first indexed node of a group at or after `key`, or undefined. */
-  atOrAfter(group: string, key: FitKey): [FitKey, number] | undefined;
+  /** Groups (GPU models, '' for nodes without GPUs) that have at least one node in the index (the same array until that changes). */
+  groups(): readonly string[];
+  /**
+   * Calls `step` for the group's nodes from `from` up, in fit-key order, until it returns true;
+   * when it returns a key, goes on from that key (which must come after the node it was called for).
+   * Allocates nothing per node.
+   */
+  scanFrom(group: string, from: FitKey, step: (key: FitKey, nodeIndex: number) => ScanStep): void;
   /** Indexed nodes of a group from the largest key down. */
   descending(group: string): Iterable<[FitKey, number]>;
   /** True when the node is in the index. */
@@ -54,6 +56,8 @@ export interface FitIndexView {
 export class FitIndex implements FitIndexView {
   private readonly trees = new Map<string, BTreeOf<FitKey, number>>();
   private readonly keys = new Map<number, FitKey>();
+  /** What `groups` returns, until a group gains its first node or loses its last (null: to be listed). */
+  private groupList: readonly string[] | null = null;
 
   constructor(private readonly groupOf: (nodeIndex: number) => string) {}
 
@@ -68,6 +72,7 @@ export class FitIndex implements FitIndexView {
       this.trees.set(group, tree);
     }
     if (old !== undefined) tree.delete(old);
+    else if (tree.size === 0) this.groupList = null;
     const key: FitKey = [freeGpuMilli, freeCpuMilli, nodeIndex];
     tree.set(key, nodeIndex);
     this.keys.set(nodeIndex, key);
@@ -77,7 +82,9 @@ export class FitIndex implements FitIndexView {
   remove(nodeIndex: number): void {
     const old = this.keys.get(nodeIndex);
     if (old === undefined) return;
-    this.trees.get(this.groupOf(nodeIndex))!.delete(old);
+    const tree = this.trees.get(this.groupOf(nodeIndex))!;
+    tree.delete(old);
+    if (tree.size === 0) this.groupList = null;
     this.keys.delete(nodeIndex);
   }
 
@@ -85,16 +92,31 @@ export class FitIndex implements FitIndexView {
     return this.keys.has(nodeIndex);
   }
 
-  *groups(): Iterable<string> {
-    for (const [group, tree] of this.trees) if (tree.size > 0) yield group;
+  groups(): readonly string[] {
+    if (this.groupList === null) {
+      const list: string[] = [];
+      for (const [group, tree] of this.trees) if (tree.size > 0) list.push(group);
+      this.groupList = list;
+    }
+    return this.groupList;
   }
 
-  ascending(group: string, from: FitKey): Iterable<[FitKey, number]> {
-    return this.trees.get(group)?.entries(from) ?? [];
-  }
-
-  atOrAfter(group: string, key: FitKey): [FitKey, number] | undefined {
-    return this.trees.get(group)?.getPairOrNextHigher(key);
+  scanFrom(group: string, from: FitKey, step: (key: FitKey, nodeIndex: number) => ScanStep): void {
+    const tree = this.trees.get(group);
+    if (tree === undefined) return;
+    let low: FitKey | null = from;
+    const onFound = (key: FitKey, i: number): typeof STOP | undefined => {
+      const next = step(key, i);
+      if (next === false) return undefined;
+      if (next !== true) low = next;
+      return STOP;
+    };
+    while (low !== null) {
+      const start: FitKey = low;
+      low = null;
+      // forRange stops at a callback's `{break}` (its typings leave that out).
+      tree.forRange(start, LAST_KEY, true, onFound as (key: FitKey, i: number) => void);
+    }
   }
 
   descending(group: string): Iterable<[FitKey, number]> {

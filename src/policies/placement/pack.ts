@@ -88,7 +88,8 @@ function gpuGroupsFit(scratch: CapacityScratch, groups: readonly ReplicaGroup[],
     if (group.demand.gpus === 0) continue;
     let room = 0;
     scratch.forEachWithFree(scratch.fitGroups(true, gpuTypes), minFreeGpuMilli(group.demand), group.demand.cpuMilli, (i) => {
-      if (room < group.remaining && nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes)) room += scratch.fitCount(i, group.demand);
+      if (nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes)) room += scratch.fitCount(i, group.demand);
+      return room >= group.remaining;
     });
     if (room < group.remaining) return false;
   }
@@ -172,7 +173,8 @@ function bestNode(
       // From the most free GPU capacity down, while a node could still take as many replicas as the best so far.
       scratch.forEachDescending(scratch.fitGroups(true, gpuTypes), ([gpuMilli, cpuMilli], i) => {
         if (gpuMilli < minGpuMilli || mostReplicas(open, gpuMilli) < bestCount) return true;
-        if (cpuMilli >= minCpuMilli) {
+        // A node whose CPU cannot hold as many replicas as the best so far cannot win or tie: not scored.
+        if (cpuMilli >= minCpuMilli && mostReplicas(open, gpuMilli, cpuMilli) >= bestCount) {
           visited.add(i);
           consider(i);
         }
@@ -194,16 +196,18 @@ function bestNode(
 }
 
 /**
- * The most replicas of the open groups a node with `gpuMilli` free GPU capacity could take (each
- * GPU group counted alone, every CPU-only replica counted): never less than it takes, and never
- * more for a node with more free GPU capacity.
+ * The most replicas of the open groups a node with `gpuMilli` free GPU capacity (and `cpuMilli` free
+ * CPU, when given) could take, each group counted alone: never less than it takes, and never more
+ * for a node with more free GPU capacity and CPU.
  */
-function mostReplicas(open: readonly ReplicaGroup[], gpuMilli: number): number {
+function mostReplicas(open: readonly ReplicaGroup[], gpuMilli: number, cpuMilli = Infinity): number {
   let most = 0;
   for (const group of open) {
     const { demand } = group;
-    if (demand.gpus === 0) most += group.remaining;
-    else most += Math.min(group.remaining, Math.floor(gpuMilli / (demand.gpuMilli >= GPU_MILLI ? demand.gpus * GPU_MILLI : demand.gpuMilli)));
+    let k = group.remaining;
+    if (demand.gpus > 0) k = Math.min(k, Math.floor(gpuMilli / (demand.gpuMilli >= GPU_MILLI ? demand.gpus * GPU_MILLI : demand.gpuMilli)));
+    if (demand.cpuMilli > 0) k = Math.min(k, Math.floor(cpuMilli / demand.cpuMilli));
+    most += k;
   }
   return most;
 }
