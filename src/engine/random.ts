@@ -47,8 +47,12 @@ export class RandomStream {
 
   /** Index drawn with probability proportional to weights[i] (weights need not sum to 1). */
   weightedIndex(weights: readonly number[]): number {
-    let total = 0;
-    for (const w of weights) total += w;
+    let total = WEIGHT_TOTALS.get(weights);
+    if (total === undefined) {
+      total = 0;
+      for (const w of weights) total += w;
+      WEIGHT_TOTALS.set(weights, total);
+    }
     let target = this.prng() * total;
     for (let i = 0; i < weights.length; i++) {
       target -= weights[i]!;
@@ -74,3 +78,6 @@ export class RandomStreams {
     return stream;
   }
 }
+
+/** Sums of the weight lists `weightedIndex` drew from (a generator draws from one list a million times). */
+const WEIGHT_TOTALS = new WeakMap<readonly number[], number>();

@@ -81,7 +81,8 @@ export interface SummaryInput {
 export function buildSummary(input: SummaryInput): RunSummary {
   const { jobs, endS } = input;
   const completed = jobs.filter((j) => j.phase === 'completed');
-  const failed = jobs.filter((j) => j.phase === 'failed').length;
+  let failed = 0;
+  for (const job of jobs) if (job.phase === 'failed') failed++;
   const firstSubmitS = jobs.reduce((earliest, j) => Math.min(earliest, j.spec.submitS), jobs[0]?.spec.submitS ?? 0);
   const unfinished = jobs.length - completed.length - failed;
   const lastEndS = unfinished > 0 ? endS : jobs.reduce((latest, j) => Math.max(latest, j.endS ?? 0), firstSubmitS);
@@ -111,9 +112,9 @@ export function buildSummary(input: SummaryInput): RunSummary {
     seed: input.seed,
     jobs: { submitted: jobs.length, completed: completed.length, failed, unfinished },
     makespanS: roundS(makespanS),
-    jctS: quantiles(completed.map((j) => j.endS! - j.spec.submitS)),
-    queueDelayS: quantiles(completed.map((j) => j.queueS(endS))),
-    waitS: quantiles(completed.map((j) => j.queuedS)),
+    jctS: quantiles(valuesOf(completed, (j) => j.endS! - j.spec.submitS)),
+    queueDelayS: quantiles(valuesOf(completed, (j) => j.queueS(endS))),
+    waitS: quantiles(valuesOf(completed, (j) => j.queuedS)),
     ettr: roundRatio(weightSum > 0 ? ettrSum / weightSum : 0),
     runtimeRatio: roundRatio(weightSum > 0 ? runtimeSum / weightSum : 0),
     gpuAllocationRate: roundRatio(gpuCapacityS > 0 ? input.allocatedGpuS / gpuCapacityS : 0),
@@ -152,8 +153,8 @@ function classSummary(jobs: readonly JobRecord[]): ClassSummary {
   return {
     jobs: jobs.length,
     completed: completed.length,
-    jctS: quantiles(completed.map((j) => j.endS! - j.spec.submitS)),
-    waitS: quantiles(completed.map((j) => j.queuedS)),
+    jctS: quantiles(valuesOf(completed, (j) => j.endS! - j.spec.submitS)),
+    waitS: quantiles(valuesOf(completed, (j) => j.queuedS)),
   };
 }
 
@@ -181,17 +182,24 @@ function trainingWeights(started: readonly JobRecord[]): number[] {
   return started.map((j) => (anyGpu ? j.attainedGpuS : j.attainedCpuMilliS));
 }
 
+/** One number of each job, in a typed array (sorted natively, without a comparator: a million jobs' worth in milliseconds). */
+function valuesOf(jobs: readonly JobRecord[], valueOf: (job: JobRecord) => number): Float64Array {
+  const values = new Float64Array(jobs.length);
+  for (let i = 0; i < jobs.length; i++) values[i] = valueOf(jobs[i]!);
+  return values;
+}
+
 /** Mean and quantiles (d3 type-7) of durations in seconds; all zero for an empty set. */
-export function quantiles(valuesS: readonly number[]): Quantiles {
+export function quantiles(valuesS: ArrayLike<number>): Quantiles {
   if (valuesS.length === 0) return { mean: 0, p50: 0, p90: 0, p99: 0 };
-  const sorted = [...valuesS].sort((a, b) => a - b);
+  const sorted = Float64Array.from(valuesS).sort();
   let sum = 0;
   for (const v of sorted) sum += v;
   return {
     mean: roundS(sum / sorted.length),
-    p50: roundS(quantileSorted(sorted, 0.5)!),
-    p90: roundS(quantileSorted(sorted, 0.9)!),
-    p99: roundS(quantileSorted(sorted, 0.99)!),
+    p50: roundS(quantileSorted(sorted as unknown as number[], 0.5)!),
+    p90: roundS(quantileSorted(sorted as unknown as number[], 0.9)!),
+    p99: roundS(quantileSorted(sorted as unknown as number[], 0.99)!),
   };
 }
 
