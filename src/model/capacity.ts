@@ -28,9 +28,6 @@ export class CapacityScratch {
   private wholeGpusTotal: number;
   /** The nodes this scratch changed or opened, in fit-key order as it sees them (schedulable ones only). */
   private readonly touchedFit: FitIndex;
-  /** `fitGroups` answers by request kind, for the touched nodes' groups they were made with. */
-  private readonly groupsCache = new Map<string, readonly string[]>();
-  private groupsCachedFor: readonly string[] | null = null;
 
   constructor(
     private readonly view: ClusterView,
@@ -141,25 +138,23 @@ export class CapacityScratch {
 
   /** The groups (GPU models, '' for nodes without GPUs) a replica may use: GPU replicas those of allowed models, others every group. */
   fitGroups(needsGpus: boolean, gpuTypes: readonly string[]): readonly string[] {
-    // The cluster does not change while a scratch plans, and the scratch's own nodes seldom bring a
-    // group of their own: the answer is kept per request kind until the scratch's groups change.
-    const touchedGroups = this.touchedFit.groups();
-    if (touchedGroups !== this.groupsCachedFor) {
-      this.groupsCache.clear();
-      this.groupsCachedFor = touchedGroups;
-    }
-    const key = needsGpus ? `gpu|${gpuTypes.join(',')}` : '';
-    let allowed = this.groupsCache.get(key);
-    if (allowed === undefined) {
-      const list: string[] = [];
-      for (const group of new Set<string>([...this.view.fitIndex().groups(), ...touchedGroups])) {
-        if (needsGpus && (group === '' || (gpuTypes.length > 0 && !gpuTypes.includes(group)))) continue;
-        list.push(group);
-      }
-      allowed = list;
-      this.groupsCache.set(key, allowed);
-    }
-    return allowed;
+    const base = this.view.fitIndex().groups();
+    const touched = this.touchedFit.groups();
+    // The scratch's own nodes seldom bring a group the cluster's index lacks: then the answer is the
+    // cluster's, kept from pass to pass until its groups change.
+    if (touched.every((group) => base.includes(group))) return allowedGroups(base, needsGpus, gpuTypes);
+    return allowedGroups([...new Set([...base, ...touched])], needsGpus, gpuTypes);
+  }
+
+  /**
+   * The node's hardware kind when it is schedulable and holds nothing, as this scratch sees it
+   * (then everything about it but its index is its kind's); -1 otherwise.
+   */
+  emptyNodeKind(nodeIndex: number): number {
+    if (this.isTouched(nodeIndex) || !this.schedulable(nodeIndex)) return -1;
+    const node = this.nodes[nodeIndex]!;
+    if (this.base === 'current' && (this.view.freeCpuMilli(nodeIndex) !== node.cpuMilli || this.view.freeMemMiB(nodeIndex) !== node.memMiB || this.view.freeWholeGpus(nodeIndex) !== node.gpus)) return -1;
+    return this.view.hardwareKind(nodeIndex);
   }
 
   /** True when the node takes new tasks (in an 'empty' scratch: every node). */
@@ -322,6 +317,23 @@ export class CapacityScratch {
     return free;
   }
 }
+
+/** The groups of `groups` a replica may use, kept per list of groups (a fit index's list stays the same array until its groups change) and request kind. */
+function allowedGroups(groups: readonly string[], needsGpus: boolean, gpuTypes: readonly string[]): readonly string[] {
+  if (!needsGpus) return groups;
+  let byKind = ALLOWED_GROUPS.get(groups);
+  if (byKind === undefined) ALLOWED_GROUPS.set(groups, (byKind = new Map()));
+  const key = gpuTypes.join(',');
+  let allowed = byKind.get(key);
+  if (allowed === undefined) {
+    allowed = groups.filter((group) => group !== '' && (gpuTypes.length === 0 || gpuTypes.includes(group)));
+    byKind.set(key, allowed);
+  }
+  return allowed;
+}
+
+/** What `allowedGroups` answered, by list of groups and allowed GPU models. */
+const ALLOWED_GROUPS = new WeakMap<readonly string[], Map<string, readonly string[]>>();
 
 /** Replicas of `demand` that fit into the given free resources. */
 export function fitCountIn(free: Readonly<NodeFree>, demand: ReplicaDemand): number {

@@ -50,6 +50,8 @@ export interface ClusterView {
   grownNodesSince(mark: number): readonly number[];
   /** Schedulable nodes in best-fit order per GPU group (free GPU capacity, free CPU, index), brought up to date when asked. */
   fitIndex(): FitIndexView;
+  /** The node's hardware kind, numbered from 0: nodes of one kind have the same GPU model, GPUs, CPU and memory. */
+  hardwareKind(nodeIndex: number): number;
 }
 
 /** The cluster's runtime state: health and allocations, changed only through checked methods. */
@@ -81,6 +83,8 @@ export class ClusterState implements ClusterView {
   private readonly growth: number[] = [];
   /** Nodes whose place in the fit index is out of date (brought up to date when the index is read). */
   private readonly staleFit = new Set<number>();
+  /** Each node's hardware kind (see hardwareKind). */
+  private readonly kinds: readonly number[];
   /** Nodes changed since the last incremental check; null while changes are not tracked. */
   private changedNodes: Set<number> | null = null;
   /** Each node's share of the totals as last re-derived, and their sums (incremental check). */
@@ -105,6 +109,17 @@ export class ClusterState implements ClusterView {
     this.schedulableWholeFree = this.totalGpus;
     this.fit = new FitIndex((i) => fitGroupOf(this.nodes[i]!));
     for (let i = 0; i < this.nodes.length; i++) this.staleFit.add(i);
+    const kinds = new Map<string, number>();
+    this.kinds = spec.nodes.map((n) => {
+      const key = `${n.gpuType ?? ''}|${n.gpus}|${n.cpuMilli}|${n.memMiB}`;
+      let kind = kinds.get(key);
+      if (kind === undefined) kinds.set(key, (kind = kinds.size));
+      return kind;
+    });
+  }
+
+  hardwareKind(nodeIndex: number): number {
+    return this.kinds[nodeIndex]!;
   }
 
   get growthCount(): number {

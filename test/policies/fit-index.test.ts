@@ -8,10 +8,14 @@ import { packPlacement } from '../../src/policies/placement/pack.js';
 import { spreadPlacement } from '../../src/policies/placement/spread.js';
 import type { PlacementPolicy, PlacementRequest } from '../../src/policies/types.js';
 
-/** The same scratch, made to answer by scanning every node instead of reading the fit index. */
+/** The same scratch, made to answer by scanning every node instead of reading the fit index, and to score every node on its own. */
 class ScanningScratch extends CapacityScratch {
   override get indexed(): boolean {
     return false;
+  }
+
+  override emptyNodeKind(): number {
+    return -1;
   }
 }
 
@@ -20,7 +24,8 @@ const TYPES = ['A', 'B'] as const;
 const nodeArb = fc.record({
   gpuType: fc.constantFrom<string | null>(null, ...TYPES),
   gpus: fc.constantFrom(0, 1, 2, 4, 8),
-  cores: fc.integer({ min: 4, max: 64 }),
+  // Often one of a few sizes, so that empty nodes of one hardware kind meet.
+  cores: fc.oneof(fc.constantFrom(16, 64), fc.integer({ min: 4, max: 64 })),
 });
 
 const demandArb: fc.Arbitrary<ReplicaDemand> = fc.oneof(

@@ -132,8 +132,15 @@ function bestNode(
   let bestCount = 0;
   let bestLeftGpuMilli = Infinity;
   let bestLeftCpuMilli = Infinity;
+  // An empty node scores as every empty node of its hardware kind does: scored once a kind.
+  const emptyScores: (NodeScore | null | undefined)[] = [];
   const consider = (i: number): void => {
-    const score = scoreNode(scratch, i, open, gpuTypes);
+    const kind = scratch.emptyNodeKind(i);
+    let score = kind < 0 ? undefined : emptyScores[kind];
+    if (score === undefined) {
+      score = scoreNode(scratch, i, open, gpuTypes);
+      if (kind >= 0) emptyScores[kind] = score;
+    }
     if (score === null) return;
     const { count, leftGpuMilli, leftCpuMilli } = score;
     if (
