@@ -218,7 +218,11 @@ export class JobRuntime implements OracleJobView, JobRecord {
 
   /** Notes that the job holds a task on node `name`. */
   noteNodeUsed(name: string): void {
-    const list = (this.nodesUsedList ??= []);
+    const list = this.nodesUsedList;
+    if (list === null) {
+      this.nodesUsedList = [name];
+      return;
+    }
     if (this.nodesUsedSet !== null) {
       if (this.nodesUsedSet.has(name)) return;
       this.nodesUsedSet.add(name);

@@ -1,5 +1,5 @@
 import type { RandomStream, RandomStreams } from '../../engine/random.js';
-import type { JobSpec, ReplicaDemand, RoleSpec } from '../../model/job-spec.js';
+import type { JobSpec, ReplicaDemand, RoleSpec, SpeedSpec } from '../../model/job-spec.js';
 import {
   diurnalArrivalsS,
   generatedJobId,
@@ -175,6 +175,11 @@ function demandOf(shape: PaiShape, stream: RandomStream): ReplicaDemand {
 }
 
 /** Roles of one job: a single worker of a measured shape, or (PAI_PS_JOB_SHARE) PS + GPU workers. */
+/** The GPU models a generated job allows: any. */
+const ANY_GPU_TYPE: readonly string[] = Object.freeze([]);
+/** The speed of a replayed batch job. */
+const FIXED_SPEED: SpeedSpec = Object.freeze({ kind: 'fixed' });
+
 function rolesOf(stream: RandomStream): RoleSpec[] {
   if (stream.uniform() < PAI_PS_JOB_SHARE) {
     const workerShape: PaiShape = stream.uniform() < PAI_SHARED_SHARE_OF_GPU_JOBS ? { kind: 'shared' } : { kind: 'whole', gpus: 1 };
@@ -198,18 +203,21 @@ export function generateAlibabaPaiJobs(count: number, streams: RandomStreams): J
   const users = streams.stream('users');
   const submitTimesS = diurnalArrivalsS(count, PAI_ARRIVALS_PER_HOUR, PAI_ARRIVAL_WEIGHT_BY_HOUR, streams.stream('arrivals'));
   const jobs: JobSpec[] = [];
+  // Users' names made once each, and one empty GPU-model list and speed shared by every job.
+  const userNames: string[] = [];
   for (let i = 0; i < count; i++) {
     const durationS = Math.max(1, Math.round(quantileAt(PAI_DURATION_QUANTILES, durations.uniform())));
+    const user = users.weightedIndex(USER_WEIGHTS);
     jobs.push({
       id: generatedJobId('pai', i),
       kind: 'batch',
       submitS: submitTimesS[i]!,
-      user: `pai-u${String(users.weightedIndex(USER_WEIGHTS) + 1).padStart(4, '0')}`,
-      gpuTypes: [],
+      user: (userNames[user] ??= `pai-u${String(user + 1).padStart(4, '0')}`),
+      gpuTypes: ANY_GPU_TYPE,
       roles: rolesOf(shapes),
       elastic: null,
       totalSteps: durationS,
-      speed: { kind: 'fixed' },
+      speed: FIXED_SPEED,
       source: generatedSource('alibaba-pai', streams.seed, i),
     });
   }

@@ -104,8 +104,13 @@ export function generatedJobId(style: string, index: number): string {
 
 /** The `source` of a generated job, for error messages: "generate philly seed 1 #17". */
 export function generatedSource(style: string, seed: number, index: number): string {
-  return `generate ${style} seed ${seed} #${index + 1}`;
+  // One shared prefix joined to the number: a template's pieces would each stay joined, per job.
+  if (sourcePrefix.style !== style || sourcePrefix.seed !== seed) sourcePrefix = { style, seed, text: `generate ${style} seed ${seed} #` };
+  return sourcePrefix.text + String(index + 1);
 }
+
+/** The prefix of the sources last made. */
+let sourcePrefix = { style: '', seed: Number.NaN, text: '' };
 
 /** Weights 1/rank^exponent for ranks 1..n (a Zipf law), for skewed user activity. */
 export function zipfWeights(n: number, exponent: number): number[] {
