@@ -44,7 +44,34 @@ export function hardwareSpeedFactor(kind: JobKind, tasks: readonly TaskSpeed[]):
       slowestPs = Math.min(slowestPs, task.factor);
     }
   }
+
   return (workers > 0 ? workerSum / workers : 1) * slowestPs;
+}
+
+/** Numbers a job's runtime state keeps (the accessors of JobRuntime, in order). */
+const NUMBERS_PER_JOB = 49;
+
+/**
+ * The numbers of many jobs' runtime state in one typed array: 8 bytes a number, and nothing for the
+ * garbage collector to trace (as object fields, every fractional number would be an object of its
+ * own per job: hundreds of bytes a job over a million jobs).
+ */
+export class JobNumbers {
+  /** Every job's numbers, job after job. */
+  readonly values: Float64Array;
+  private used = 0;
+
+  constructor(jobs: number) {
+    this.values = new Float64Array(Math.max(1, jobs) * NUMBERS_PER_JOB);
+  }
+
+  /** The offset of the next job's numbers. */
+  take(): number {
+    if (this.used + NUMBERS_PER_JOB > this.values.length) throw new InvariantError(`a store of job numbers for ${this.values.length / NUMBERS_PER_JOB} jobs is full`);
+    const at = this.used;
+    this.used += NUMBERS_PER_JOB;
+    return at;
+  }
 }
 
 /** What a job reads the current simulated time from (the simulation's engine). */
@@ -71,128 +98,470 @@ export type FailureReason = 'unschedulable' | 'fault';
  * current time when read, the way `advanceTo` would store it; everything else is as of `lastUpdateS`.
  */
 export class JobRuntime implements OracleJobView, JobRecord {
+  /** Where the job's numbers live (see JobNumbers), and the offset of its own. */
+  private readonly numbers: Float64Array;
+  private readonly at: number;
   private currentPhase: JobPhase = 'waiting';
   /** Told of phase changes and updates; null when nobody watches. */
   watcher: JobWatcher | null = null;
-  firstStartS: number | null = null;
+
+  get firstStartS(): number | null {
+    const value = this.numbers[this.at]!;
+    return Number.isNaN(value) ? null : value;
+  }
+
+  set firstStartS(value: number | null) {
+    this.numbers[this.at] = value ?? Number.NaN;
+  }
+
   /** Place in the queue while queued (smaller starts first in queue order); see JobView. */
-  queuePosition = 0;
-  endS: number | null = null;
+  get queuePosition(): number {
+    return this.numbers[this.at + 1]!;
+  }
+
+  set queuePosition(value: number) {
+    this.numbers[this.at + 1] = value;
+  }
+
+  get endS(): number | null {
+    const value = this.numbers[this.at + 2]!;
+    return Number.isNaN(value) ? null : value;
+  }
+
+  set endS(value: number | null) {
+    this.numbers[this.at + 2] = value ?? Number.NaN;
+  }
+
   failureReason: FailureReason | null = null;
   /** Steps done, up to `lastUpdateS` (what `advanceTo` last stored). */
-  private stepsAtUpdate = 0;
-  workers = 0;
-  ps = 0;
+  private get stepsAtUpdate(): number {
+    return this.numbers[this.at + 3]!;
+  }
+
+  private set stepsAtUpdate(value: number) {
+    this.numbers[this.at + 3] = value;
+  }
+
+  get workers(): number {
+    return this.numbers[this.at + 4]!;
+  }
+
+  set workers(value: number) {
+    this.numbers[this.at + 4] = value;
+  }
+
+  get ps(): number {
+    return this.numbers[this.at + 5]!;
+  }
+
+  set ps(value: number) {
+    this.numbers[this.at + 5] = value;
+  }
+
   /** Role by role, the replicas it runs with now and what each holds (empty when not running). */
   shape: RuntimeShape = EMPTY_SHAPE;
   /** GPUs held now (shared GPUs count fractionally). */
-  gpus = 0;
+  get gpus(): number {
+    return this.numbers[this.at + 6]!;
+  }
+
+  set gpus(value: number) {
+    this.numbers[this.at + 6] = value;
+  }
+
   /** CPU held now, in thousandths of a core. */
-  cpuMilli = 0;
+  get cpuMilli(): number {
+    return this.numbers[this.at + 7]!;
+  }
+
+  set cpuMilli(value: number) {
+    this.numbers[this.at + 7] = value;
+  }
+
   /** GPUs held when the job last ran (kept after it ends, for reports and weights). */
-  gpusWhenRunning = 0;
+  get gpusWhenRunning(): number {
+    return this.numbers[this.at + 8]!;
+  }
+
+  set gpusWhenRunning(value: number) {
+    this.numbers[this.at + 8] = value;
+  }
+
   /** CPU held when the job last ran, in thousandths of a core. */
-  cpuMilliWhenRunning = 0;
+  get cpuMilliWhenRunning(): number {
+    return this.numbers[this.at + 9]!;
+  }
+
+  set cpuMilliWhenRunning(value: number) {
+    this.numbers[this.at + 9] = value;
+  }
+
   /** Steps per second of the current allocation, placement included, before slowdowns. */
-  baseRateStepsPerS = 0;
+  get baseRateStepsPerS(): number {
+    return this.numbers[this.at + 10]!;
+  }
+
+  set baseRateStepsPerS(value: number) {
+    this.numbers[this.at + 10] = value;
+  }
+
   /** Multiplier on speed from slowdowns (1 = full speed). */
-  speedFactor = 1;
+  get speedFactor(): number {
+    return this.numbers[this.at + 11]!;
+  }
+
+  set speedFactor(value: number) {
+    this.numbers[this.at + 11] = value;
+  }
+
   /** True while a resize or restart pauses training (resources held, no progress). */
   paused = false;
   /** The steps of the current pause, from `pauseStartS`. */
   pauseSteps: readonly PauseStep[] = NO_PAUSE_STEPS;
-  pauseStartS = 0;
+
+  get pauseStartS(): number {
+    return this.numbers[this.at + 12]!;
+  }
+
+  set pauseStartS(value: number) {
+    this.numbers[this.at + 12] = value;
+  }
+
   /** Pauses so far; a resume event names the pause it ends. */
-  pauses = 0;
+  get pauses(): number {
+    return this.numbers[this.at + 13]!;
+  }
+
+  set pauses(value: number) {
+    this.numbers[this.at + 13] = value;
+  }
+
   /** True while the current pause is recovery from a fault (see isRecoveryPause). */
   pauseForRecovery = false;
   /** Seconds paused, by what the pause waited for (a hang counts as detecting). */
   private pausedByKind: Record<PauseKind, number> | null = null;
   /** Seconds running (paused or not) with fewer workers than requested after recovery shrank the job. */
-  scaledDownS = 0;
+  get scaledDownS(): number {
+    return this.numbers[this.at + 14]!;
+  }
+
+  set scaledDownS(value: number) {
+    this.numbers[this.at + 14] = value;
+  }
+
   /** True while a hang stalls training (resources held, no progress) until its watchdog fires. */
   hung = false;
   /** True from a crash until its recovery at the end of the same instant (training stopped). */
   crashed = false;
   /** Hangs so far; a watchdog event names the hang it belongs to. */
-  hangs = 0;
+  get hangs(): number {
+    return this.numbers[this.at + 15]!;
+  }
+
+  set hangs(value: number) {
+    this.numbers[this.at + 15] = value;
+  }
+
   /** Times the training processes (re)started; an OOM event names the start it belongs to. */
-  trainingStarts = 0;
+  get trainingStarts(): number {
+    return this.numbers[this.at + 16]!;
+  }
+
+  set trainingStarts(value: number) {
+    this.numbers[this.at + 16] = value;
+  }
+
   /** Days of the job's life (counted from its first start) on which a fault hit it, up to `lastFaultDay`. */
-  faultDays = 0;
+  get faultDays(): number {
+    return this.numbers[this.at + 17]!;
+  }
+
+  set faultDays(value: number) {
+    this.numbers[this.at + 17] = value;
+  }
+
   /** The last such day (−1: none yet); faults come in time order, so each day is counted once. */
-  lastFaultDay = -1;
+  get lastFaultDay(): number {
+    return this.numbers[this.at + 18]!;
+  }
+
+  set lastFaultDay(value: number) {
+    this.numbers[this.at + 18] = value;
+  }
+
   /** Speed factor of the hardware the job holds, from its unrepaired slowdown faults (thermal, PCIe width); 1 = none. */
-  hardwareFactor = 1;
+  get hardwareFactor(): number {
+    return this.numbers[this.at + 19]!;
+  }
+
+  set hardwareFactor(value: number) {
+    this.numbers[this.at + 19] = value;
+  }
+
   /** GPU-seconds of training whose result was lost to faults (rolled back or failed). */
-  lostGpuS = 0;
+  get lostGpuS(): number {
+    return this.numbers[this.at + 20]!;
+  }
+
+  set lostGpuS(value: number) {
+    this.numbers[this.at + 20] = value;
+  }
+
   /**
    * GPU-seconds faults kept the job from training: its requested GPUs while it waits for a
    * resubmission, queues after a crash, sits in a recovery pause or hangs; and the GPUs it misses
    * while recovery keeps it below its requested workers.
    */
-  downtimeGpuS = 0;
+  get downtimeGpuS(): number {
+    return this.numbers[this.at + 21]!;
+  }
+
+  set downtimeGpuS(value: number) {
+    this.numbers[this.at + 21] = value;
+  }
+
   /** Steps done and then lost to faults (rolled back, or all of them when the job failed). */
-  lostSteps = 0;
+  get lostSteps(): number {
+    return this.numbers[this.at + 22]!;
+  }
+
+  set lostSteps(value: number) {
+    this.numbers[this.at + 22] = value;
+  }
+
   /** Steps done and then lost when a preemption reclaimed the job's capacity without a save (a spot job). */
-  reclaimLostSteps = 0;
+  get reclaimLostSteps(): number {
+    return this.numbers[this.at + 23]!;
+  }
+
+  set reclaimLostSteps(value: number) {
+    this.numbers[this.at + 23] = value;
+  }
+
   /** GPU-seconds of training those reclaims lost. */
-  reclaimLostGpuS = 0;
+  get reclaimLostGpuS(): number {
+    return this.numbers[this.at + 24]!;
+  }
+
+  set reclaimLostGpuS(value: number) {
+    this.numbers[this.at + 24] = value;
+  }
+
   /** Training seconds between checkpoints (Infinity: the job never checkpoints). */
-  checkpointIntervalS = Infinity;
+  get checkpointIntervalS(): number {
+    return this.numbers[this.at + 25]!;
+  }
+
+  set checkpointIntervalS(value: number) {
+    this.numbers[this.at + 25] = value;
+  }
+
   /** Training seconds since the last completed checkpoint (or start). */
-  trainedSinceCheckpointS = 0;
+  get trainedSinceCheckpointS(): number {
+    return this.numbers[this.at + 26]!;
+  }
+
+  set trainedSinceCheckpointS(value: number) {
+    this.numbers[this.at + 26] = value;
+  }
+
   /** True while a checkpoint save blocks training. */
   saving = false;
   /** When the current save completes. */
-  savingUntilS = 0;
+  get savingUntilS(): number {
+    return this.numbers[this.at + 27]!;
+  }
+
+  set savingUntilS(value: number) {
+    this.numbers[this.at + 27] = value;
+  }
+
   /** Progress the current save captures. */
-  savingSteps = 0;
+  get savingSteps(): number {
+    return this.numbers[this.at + 28]!;
+  }
+
+  set savingSteps(value: number) {
+    this.numbers[this.at + 28] = value;
+  }
+
   /** Progress at the last completed checkpoint, and at the one before (silent corruption rolls back to it). */
-  checkpointedSteps = 0;
-  previousCheckpointedSteps = 0;
+  get checkpointedSteps(): number {
+    return this.numbers[this.at + 29]!;
+  }
+
+  set checkpointedSteps(value: number) {
+    this.numbers[this.at + 29] = value;
+  }
+
+  get previousCheckpointedSteps(): number {
+    return this.numbers[this.at + 30]!;
+  }
+
+  set previousCheckpointedSteps(value: number) {
+    this.numbers[this.at + 30] = value;
+  }
+
   /** Seconds blocked by checkpoint saves. */
-  checkpointingS = 0;
+  get checkpointingS(): number {
+    return this.numbers[this.at + 31]!;
+  }
+
+  set checkpointingS(value: number) {
+    this.numbers[this.at + 31] = value;
+  }
+
   /** Seconds between a crash and the resubmission that noticed it. */
-  waitingForResubmitS = 0;
+  get waitingForResubmitS(): number {
+    return this.numbers[this.at + 32]!;
+  }
+
+  set waitingForResubmitS(value: number) {
+    this.numbers[this.at + 32] = value;
+  }
+
   /** Pause the next start takes (pod scheduling, start-up, checkpoint load after a crash); null = the resize pause. */
   restartPause: readonly PauseStep[] | null = null;
   /** True while recovery keeps the job below its requested workers (shrunk, not yet grown back). */
   shrunkByRecovery = false;
   /** Bumped on every change of allocation or rate; finish and checkpoint events for an older epoch are stale. */
-  epoch = 0;
-  restarts = 0;
-  preemptions = 0;
-  resizes = 0;
+  get epoch(): number {
+    return this.numbers[this.at + 33]!;
+  }
+
+  set epoch(value: number) {
+    this.numbers[this.at + 33] = value;
+  }
+
+  get restarts(): number {
+    return this.numbers[this.at + 34]!;
+  }
+
+  set restarts(value: number) {
+    this.numbers[this.at + 34] = value;
+  }
+
+  get preemptions(): number {
+    return this.numbers[this.at + 35]!;
+  }
+
+  set preemptions(value: number) {
+    this.numbers[this.at + 35] = value;
+  }
+
+  get resizes(): number {
+    return this.numbers[this.at + 36]!;
+  }
+
+  set resizes(value: number) {
+    this.numbers[this.at + 36] = value;
+  }
+
   /** Reshapes of a role (replicas or demand changed by a reshape-role decision). */
-  reshapes = 0;
+  get reshapes(): number {
+    return this.numbers[this.at + 37]!;
+  }
+
+  set reshapes(value: number) {
+    this.numbers[this.at + 37] = value;
+  }
+
   /** Seconds the training processes ran (not paused). */
-  runningS = 0;
+  get runningS(): number {
+    return this.numbers[this.at + 38]!;
+  }
+
+  set runningS(value: number) {
+    this.numbers[this.at + 38] = value;
+  }
+
   /** Seconds of `runningS` lost to hardware slowdowns: (1 − the job's slowdown factor) × time trained under it. */
-  slowedS = 0;
+  get slowedS(): number {
+    return this.numbers[this.at + 39]!;
+  }
+
+  set slowedS(value: number) {
+    this.numbers[this.at + 39] = value;
+  }
+
   /** Names of the nodes the job has held tasks on, in the order it first used them (most jobs use one). */
   private nodesUsedList: string[] | null = null;
   /** The same names as a set, once the list is long enough for a scan to cost more than a lookup. */
   private nodesUsedSet: Set<string> | null = null;
   /** Seconds spent paused by resizes and restarts. */
-  pausedS = 0;
+  get pausedS(): number {
+    return this.numbers[this.at + 40]!;
+  }
+
+  set pausedS(value: number) {
+    this.numbers[this.at + 40] = value;
+  }
+
   /** Seconds spent waiting in the queue (all waits, including after preemptions). */
-  queuedS = 0;
+  get queuedS(): number {
+    return this.numbers[this.at + 41]!;
+  }
+
+  set queuedS(value: number) {
+    this.numbers[this.at + 41] = value;
+  }
+
   /** GPUs held times seconds, up to `lastUpdateS` (what `advanceTo` last stored). */
-  private gpuSAtUpdate = 0;
+  private get gpuSAtUpdate(): number {
+    return this.numbers[this.at + 42]!;
+  }
+
+  private set gpuSAtUpdate(value: number) {
+    this.numbers[this.at + 42] = value;
+  }
+
   /** CPU held times seconds, in thousandths of a core times seconds. */
-  attainedCpuMilliS = 0;
+  get attainedCpuMilliS(): number {
+    return this.numbers[this.at + 43]!;
+  }
+
+  set attainedCpuMilliS(value: number) {
+    this.numbers[this.at + 43] = value;
+  }
+
   /** GPUs this job counts as busy in the cluster's utilisation (what the simulation last added). */
-  busyGpusCounted = 0;
+  get busyGpusCounted(): number {
+    return this.numbers[this.at + 44]!;
+  }
+
+  set busyGpusCounted(value: number) {
+    this.numbers[this.at + 44] = value;
+  }
+
   /** When the current shape started running, for speed samples. */
-  shapeSinceS = 0;
+  get shapeSinceS(): number {
+    return this.numbers[this.at + 45]!;
+  }
+
+  set shapeSinceS(value: number) {
+    this.numbers[this.at + 45] = value;
+  }
+
   private speedSampleList: SpeedSample[] | null = null;
   /** Simulated time progress was last brought up to. */
-  lastUpdateS = 0;
+  get lastUpdateS(): number {
+    return this.numbers[this.at + 46]!;
+  }
+
+  set lastUpdateS(value: number) {
+    this.numbers[this.at + 46] = value;
+  }
+
   /** Steps per second at the requested shape (the yardstick of effective training time). */
-  readonly nominalRateStepsPerS: number;
+  get nominalRateStepsPerS(): number {
+    return this.numbers[this.at + 47]!;
+  }
+
   /** GPUs the job asked for (shared GPUs count fractionally). */
-  readonly requestedGpus: number;
+  get requestedGpus(): number {
+    return this.numbers[this.at + 48]!;
+  }
+
   /** What `request` returns while the job lives (made when first read, let go when the job ends). */
   private requestMade: JobRequest | null = null;
   /** The job's ground truth (what oracle baselines read). */
@@ -202,9 +571,18 @@ export class JobRuntime implements OracleJobView, JobRecord {
     readonly spec: JobSpec,
     private readonly seed: number,
     private readonly clock: SimClock,
+    store: JobNumbers = new JobNumbers(1),
   ) {
-    this.nominalRateStepsPerS = nominalStepsPerS(spec);
-    this.requestedGpus = requestedGpus(spec);
+    this.numbers = store.values;
+    this.at = store.take();
+    this.numbers[this.at] = Number.NaN;
+    this.numbers[this.at + 2] = Number.NaN;
+    this.numbers[this.at + 11] = 1;
+    this.numbers[this.at + 18] = -1;
+    this.numbers[this.at + 19] = 1;
+    this.numbers[this.at + 25] = Infinity;
+    this.numbers[this.at + 47] = nominalStepsPerS(spec);
+    this.numbers[this.at + 48] = requestedGpus(spec);
     this.truth = truthOf(spec);
     if (!(this.nominalRateStepsPerS > 0)) {
       throw new InvariantError(`job ${spec.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);

@@ -18,7 +18,7 @@ import { EverFits } from './ever-fits.js';
 import { JobControl } from './job-control.js';
 import { PolicyHost } from './policy-host.js';
 import { InvariantChecker, invariantChecksByDefault } from './invariants.js';
-import { JobRuntime } from './job-runtime.js';
+import { JobNumbers, JobRuntime } from './job-runtime.js';
 
 /** What a finished run returns: the summary (without perf) and every job's final state. */
 export interface SimResult {
@@ -71,7 +71,8 @@ export class Simulation {
       dispatch: (event) => this.dispatch(event),
       endOfInstant: () => this.endOfInstant(),
     });
-    this.jobs = scenario.jobs.map((spec) => new JobRuntime(spec, scenario.seed, this.engine));
+    const numbers = new JobNumbers(scenario.jobs.length);
+    this.jobs = scenario.jobs.map((spec) => new JobRuntime(spec, scenario.seed, this.engine, numbers));
     this.checker = (options.checkInvariants ?? invariantChecksByDefault()) ? new InvariantChecker(this.jobs, this.cluster) : null;
     this.faults = new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus));
     this.control = new JobControl({ engine: this.engine, cluster: this.cluster, scenario, tracker: this.faults, jobs: this.jobs });
