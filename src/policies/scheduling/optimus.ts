@@ -19,7 +19,10 @@ import {
 } from '../types.js';
 import { allocateByMarginalGain, type AllocationJob, type PsShape, type ResourceVector } from './optimus-allocation.js';
 import { EvenSpreadIndex } from './optimus-placement.js';
+import { isElasticPsJob, OptimusQueue } from './optimus-queue.js';
 import { DEFAULT_SIM_PARAMS } from '../../model/sim-params.js';
+
+export { isElasticPsJob } from './optimus-queue.js';
 
 /** Seconds between Optimus's full re-plans (the paper re-allocates every scheduling interval of 10 minutes). */
 export const OPTIMUS_TICK_S = 600;
@@ -75,19 +78,6 @@ function smallestStart(request: JobRequest): PlacementRequest {
   const workers = Math.max(unit, Math.ceil(request.elastic!.minReplicas / unit) * unit);
   const replicas = request.roles.flatMap((role) => Array.from({ length: role.role === 'worker' ? workers : 1 }, () => ({ role: role.role, demand: role.demand })));
   return { jobId: request.id, jobKind: request.kind, gpuTypes: request.gpuTypes, replicas };
-}
-
-/**
- * True for the jobs Optimus sizes itself: elastic PS jobs with a worker and a PS role and no other
- * role (a chief would have to move with every start). Every other job is rigid to Optimus.
- */
-export function isElasticPsJob(request: Pick<JobRequest, 'kind' | 'elastic' | 'roles'>): boolean {
-  return (
-    request.kind === 'ps' &&
-    request.elastic !== null &&
-    request.roles.some((r) => r.role === 'ps') &&
-    request.roles.every((r) => r.role === 'worker' || r.role === 'ps')
-  );
 }
 
 /**
@@ -176,6 +166,7 @@ export function createOptimus(options: OptimusOptions = {}): PlainSchedulingPoli
   const tickS = options.tickS ?? OPTIMUS_TICK_S;
   const resizePauseS = options.resizePauseS ?? DEFAULT_SIM_PARAMS.resizePauseS;
   const memory = new Knowledge();
+  const queue = new OptimusQueue();
   let lastFullPlanS: number | null = null;
   return {
     name: 'optimus',
@@ -184,7 +175,8 @@ export function createOptimus(options: OptimusOptions = {}): PlainSchedulingPoli
     schedule(context: SchedulingContext): SchedulingAction[] {
       const full = lastFullPlanS === null || context.nowS >= lastFullPlanS + tickS - 1e-6;
       if (full) lastFullPlanS = context.nowS;
-      return planRound(context, memory, full, tickS, resizePauseS);
+      queue.sync(context);
+      return planRound(context, queue, memory, full, tickS, resizePauseS);
     },
   };
 }
@@ -270,21 +262,14 @@ interface PlannedJob {
 }
 
 /** One scheduling pass; `full` re-plans running elastic jobs too, otherwise only queued jobs start. */
-function planRound(context: SchedulingContext, memory: Knowledge, full: boolean, tickS: number, resizePauseS: number): SchedulingAction[] {
-  const actions: SchedulingAction[] = [];
+function planRound(context: SchedulingContext, queue: OptimusQueue, memory: Knowledge, full: boolean, tickS: number, resizePauseS: number): SchedulingAction[] {
   const scratch = context.scratch();
 
   // Rigid jobs: start at their requested shape in the free capacity, in submission order.
-  let heldBack: ResourceVector | null = null;
-  for (const job of context.queued) {
-    if (isElasticPsJob(job.request)) continue;
-    const tasks = context.placement.place(scratch, placementRequestOf(job.request));
-    if (tasks !== null) actions.push({ kind: 'start', jobId: job.request.id, tasks });
-    else heldBack ??= requestedDemand(job.request);
-  }
-
-  const views = [...(full ? context.running.filter((j) => isElasticPsJob(j.request)) : []), ...context.queued.filter((j) => isElasticPsJob(j.request))];
+  const actions = queue.startRigid(context, scratch);
+  const views = [...(full ? context.running.filter((j) => isElasticPsJob(j.request)) : []), ...queue.queuedElastic()];
   if (views.length === 0) return actions;
+  const heldBack = firstRigidLeft(context, actions);
   const planned = planJobs(context, views, memory);
 
   const budget = freeCapacity(scratch);
@@ -335,6 +320,16 @@ function planRound(context: SchedulingContext, memory: Knowledge, full: boolean,
     if (add.length > 0 || remove.length > 0) actions.push({ kind: 'resize', jobId: job.view.request.id, add, remove });
   }
   return actions;
+}
+
+/** The requested demand of the first rigid job in the queue that this pass did not start (every other one was tried and did not fit), or null. */
+function firstRigidLeft(context: SchedulingContext, started: readonly SchedulingAction[]): ResourceVector | null {
+  const startedIds = new Set(started.map((action) => action.jobId));
+  for (const job of context.queuedInOrder()) {
+    if (isElasticPsJob(job.request) || startedIds.has(job.request.id)) continue;
+    return requestedDemand(job.request);
+  }
+  return null;
 }
 
 /** Estimates Q and f for every elastic PS job and records what was learned. */
