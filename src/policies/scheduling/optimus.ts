@@ -166,6 +166,7 @@ export function createOptimus(options: OptimusOptions = {}): PlainSchedulingPoli
   const tickS = options.tickS ?? OPTIMUS_TICK_S;
   const resizePauseS = options.resizePauseS ?? DEFAULT_SIM_PARAMS.resizePauseS;
   const memory = new Knowledge();
+  const fits = new FitCache();
   const queue = new OptimusQueue();
   let lastFullPlanS: number | null = null;
   return {
@@ -176,7 +177,8 @@ export function createOptimus(options: OptimusOptions = {}): PlainSchedulingPoli
       const full = lastFullPlanS === null || context.nowS >= lastFullPlanS + tickS - 1e-6;
       if (full) lastFullPlanS = context.nowS;
       queue.sync(context);
-      return planRound(context, queue, memory, full, tickS, resizePauseS);
+      for (const job of context.changes.stopped) if (job.phase === 'completed' || job.phase === 'failed') fits.forget(job);
+      return planRound(context, queue, memory, fits, full, tickS, resizePauseS);
     },
   };
 }
@@ -223,6 +225,46 @@ class Knowledge {
   }
 }
 
+/**
+ * Each job's fitted models, kept until new observations come: its loss-curve fit until its
+ * progress moves (a job reports loss as it progresses, so a waiting job's samples stay the same),
+ * its speed estimate until it has a new speed sample or its prior moves. A pass over waiting jobs
+ * then fits nothing again.
+ */
+class FitCache {
+  private readonly totals = new Map<JobView, { readonly progressSteps: number; readonly total: number | null }>();
+  private readonly speeds = new Map<JobView, { readonly samples: JobView['speedSamples']; readonly count: number; readonly prior: SpeedPrior; readonly estimate: SpeedEstimate }>();
+
+  /** fittedTotalSteps(view), fitted again only when the job's progress moved. */
+  totalSteps(view: JobView): number | null {
+    const cached = this.totals.get(view);
+    if (cached !== undefined && cached.progressSteps === view.progressSteps) return cached.total;
+    const total = fittedTotalSteps(view);
+    this.totals.set(view, { progressSteps: view.progressSteps, total });
+    return total;
+  }
+
+  /** estimateSpeedModel(view, prior), estimated again only on a new speed sample or another prior. */
+  speed(view: JobView, prior: SpeedPrior): SpeedEstimate {
+    const cached = this.speeds.get(view);
+    const samples = view.speedSamples;
+    if (cached !== undefined && cached.samples === samples && cached.count === samples.length && samePrior(cached.prior, prior)) return cached.estimate;
+    const estimate = estimateSpeedModel(view, prior);
+    this.speeds.set(view, { samples, count: samples.length, prior, estimate });
+    return estimate;
+  }
+
+  /** Forgets a job that left for good. */
+  forget(view: JobView): void {
+    this.totals.delete(view);
+    this.speeds.delete(view);
+  }
+}
+
+function samePrior(a: SpeedPrior, b: SpeedPrior): boolean {
+  return a.stepsPerSAtOne === b.stepsPerSAtOne && a.shape.t0 === b.shape.t0 && a.shape.t1 === b.shape.t1 && a.shape.t2 === b.shape.t2 && a.shape.t3 === b.shape.t3;
+}
+
 /** Per-job vectors with their running sum, for means over "every job but one". */
 class RunningMean {
   private readonly byJob = new Map<string, number[]>();
@@ -262,7 +304,7 @@ interface PlannedJob {
 }
 
 /** One scheduling pass; `full` re-plans running elastic jobs too, otherwise only queued jobs start. */
-function planRound(context: SchedulingContext, queue: OptimusQueue, memory: Knowledge, full: boolean, tickS: number, resizePauseS: number): SchedulingAction[] {
+function planRound(context: SchedulingContext, queue: OptimusQueue, memory: Knowledge, fits: FitCache, full: boolean, tickS: number, resizePauseS: number): SchedulingAction[] {
   const scratch = context.scratch();
 
   // Rigid jobs: start at their requested shape in the free capacity, in submission order.
@@ -270,7 +312,7 @@ function planRound(context: SchedulingContext, queue: OptimusQueue, memory: Know
   const views = [...(full ? context.running.filter((j) => isElasticPsJob(j.request)) : []), ...queue.queuedElastic()];
   if (views.length === 0) return actions;
   const heldBack = firstRigidLeft(context, actions);
-  const planned = planJobs(context, views, memory);
+  const planned = planJobs(context, views, memory, fits);
 
   const budget = freeCapacity(scratch);
   for (const job of planned) for (const task of job.held) addTo(budget, taskVector(task));
@@ -333,13 +375,13 @@ function firstRigidLeft(context: SchedulingContext, started: readonly Scheduling
 }
 
 /** Estimates Q and f for every elastic PS job and records what was learned. */
-function planJobs(context: SchedulingContext, views: readonly JobView[], memory: Knowledge): PlannedJob[] {
-  const fitted = views.map((view) => fittedTotalSteps(view));
+function planJobs(context: SchedulingContext, views: readonly JobView[], memory: Knowledge, fits: FitCache): PlannedJob[] {
+  const fitted = views.map((view) => fits.totalSteps(view));
   views.forEach((view, k) => {
     const total = fitted[k];
     if (total !== null && total !== undefined) memory.noteTotal(view.request.id, total);
   });
-  const speeds = views.map((view) => estimateSpeedModel(view, memory.speedPrior(view.request.id)));
+  const speeds = views.map((view) => fits.speed(view, memory.speedPrior(view.request.id)));
   views.forEach((view, k) => memory.noteSpeed(view.request.id, speeds[k]!));
   return views.map((view, k) => {
     const request = view.request;
