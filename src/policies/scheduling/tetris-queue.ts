@@ -33,12 +33,6 @@ interface TetrisClass {
   dead: boolean;
 }
 
-/** A (class, machine) pair that fits, and its alignment. */
-interface NodeScore {
-  readonly nodeIndex: number;
-  readonly alignment: number;
-}
-
 /** A queued job in a pass, with its class and remaining seconds. */
 interface Pending {
   readonly job: OracleJobView;
@@ -97,11 +91,20 @@ export class TetrisQueue {
     const scratch = context.scratch();
     const complete = context.placement.completeForIdentical === true;
     let pending: Pending[] | null = null;
+    // Each single-replica class's fitting machines, kept through the pass: a start changes only the machines it used.
+    const kept = new Map<TetrisClass, Scores>();
+    let touched: readonly number[] = [];
     for (;;) {
-      const fitting = new Map<TetrisClass, NodeScore[]>();
+      const fitting = new Map<TetrisClass, Scores>();
       for (const shape of live) {
-        const scores = shape.gang ? gangScore(scratch, context.placement, shape) : singleScores(scratch, shape);
-        if (scores.length > 0) fitting.set(shape, scores);
+        let scores: Scores;
+        if (shape.gang) scores = gangScores(scratch, context.placement, shape);
+        else {
+          const before = kept.get(shape);
+          scores = before === undefined ? singleScores(scratch, shape) : rescore(scratch, shape, before, touched);
+          kept.set(shape, scores);
+        }
+        if (scores.nodes.length > 0) fitting.set(shape, scores);
         else if (!shape.gang || (shape.identical && complete)) this.markDead(shape);
       }
       // Classes without a fitting pair cannot fit later in this pass either: capacity only shrinks.
@@ -110,6 +113,7 @@ export class TetrisQueue {
       pending = pending === null ? pendingInQueueOrder(live) : pending.filter((p) => fitting.has(p.shape));
       const best = bestPair(pending, fitting);
       const tasks = placeChosen(scratch, context.placement, best.pending, best.nodeIndex);
+      touched = tasks === null ? [] : [...new Set(tasks.map((task) => task.nodeIndex))];
       pending = pending.filter((p) => p !== best.pending);
       this.remove(best.pending.job);
       if (best.pending.shape.jobs.size === 0) live = live.filter((shape) => shape !== best.pending.shape);
@@ -167,32 +171,76 @@ export class TetrisQueue {
   }
 }
 
+/** The machines a class fits, in node order, and its alignment with each. */
+interface Scores {
+  readonly nodes: number[];
+  readonly alignments: number[];
+}
+
+/** True when one replica of the class fits the machine now. */
+function singleFits(scratch: CapacityScratch, shape: TetrisClass, nodeIndex: number): boolean {
+  const { demand } = shape.first!;
+  return nodeAllows(scratch.nodes[nodeIndex]!, demand, shape.request.gpuTypes) && scratch.fitCount(nodeIndex, demand) >= 1;
+}
+
 /** Every machine a single replica of the class fits now, in node order, with its alignment. */
-function singleScores(scratch: CapacityScratch, shape: TetrisClass): NodeScore[] {
+function singleScores(scratch: CapacityScratch, shape: TetrisClass): Scores {
+  const scores: Scores = { nodes: [], alignments: [] };
   const first = shape.first;
-  if (first === null) return [];
+  if (first === null) return scores;
   const { demand } = first;
-  const { gpuTypes } = shape.request;
-  const nodes: number[] = [];
   const consider = (i: number): void => {
-    if (nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitCount(i, demand) >= 1) nodes.push(i);
+    if (singleFits(scratch, shape, i)) scores.nodes.push(i);
   };
   if (scratch.indexed) {
-    scratch.forEachWithFree(scratch.fitGroups(demand.gpus > 0, gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, consider);
-    nodes.sort((a, b) => a - b);
+    scratch.forEachWithFree(scratch.fitGroups(demand.gpus > 0, shape.request.gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, consider);
+    scores.nodes.sort((a, b) => a - b);
   } else {
     for (let i = 0; i < scratch.nodes.length; i++) consider(i);
   }
-  return nodes.map((i) => ({ nodeIndex: i, alignment: alignment(scratch.nodes[i]!, scratch.free(i), demand) }));
+  for (const i of scores.nodes) scores.alignments.push(alignment(scratch.nodes[i]!, scratch.free(i), demand));
+  return scores;
+}
+
+/**
+ * The class's scores after a start that used the `touched` machines (capacity only shrank, so a
+ * machine can only leave the list or change its alignment; the others keep theirs).
+ */
+function rescore(scratch: CapacityScratch, shape: TetrisClass, scores: Scores, touched: readonly number[]): Scores {
+  const { demand } = shape.first!;
+  for (const nodeIndex of touched) {
+    const at = indexOf(scores.nodes, nodeIndex);
+    if (at < 0) continue;
+    if (singleFits(scratch, shape, nodeIndex)) scores.alignments[at] = alignment(scratch.nodes[nodeIndex]!, scratch.free(nodeIndex), demand);
+    else {
+      scores.nodes.splice(at, 1);
+      scores.alignments.splice(at, 1);
+    }
+  }
+  return scores;
+}
+
+/** Position of `value` in an ascending list, or -1. */
+function indexOf(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = sorted[mid]!;
+    if (v === value) return mid;
+    if (v < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 /** A gang is one task: the machine its first replica would start on, as the placement policy would place it (nothing stays reserved). */
-function gangScore(scratch: CapacityScratch, placement: PlacementPolicy, shape: TetrisClass): NodeScore[] {
+function gangScores(scratch: CapacityScratch, placement: PlacementPolicy, shape: TetrisClass): Scores {
   const trial = placement.place(scratch, shape.request);
-  if (trial === null) return [];
+  if (trial === null) return { nodes: [], alignments: [] };
   scratch.unreserve(trial);
   const nodeIndex = trial[0]!.nodeIndex;
-  return [{ nodeIndex, alignment: alignment(scratch.nodes[nodeIndex]!, scratch.free(nodeIndex), shape.first!.demand) }];
+  return { nodes: [nodeIndex], alignments: [alignment(scratch.nodes[nodeIndex]!, scratch.free(nodeIndex), shape.first!.demand)] };
 }
 
 /** The jobs of the classes, in queue order. */
@@ -207,29 +255,34 @@ function pendingInQueueOrder(shapes: readonly TetrisClass[]): Pending[] {
  * round's pairs to the first's; the sums and the ties (earlier in the queue, then lower node index)
  * run over the pairs in queue order, then node order.
  */
-function bestPair(pending: readonly Pending[], fitting: ReadonlyMap<TetrisClass, readonly NodeScore[]>): { pending: Pending; nodeIndex: number } {
+function bestPair(pending: readonly Pending[], fitting: ReadonlyMap<TetrisClass, Scores>): { pending: Pending; nodeIndex: number } {
   let alignmentSum = 0;
   let remainingSum = 0;
   for (const p of pending) {
-    for (const score of fitting.get(p.shape)!) {
-      alignmentSum += score.alignment;
-      remainingSum += p.remainingS;
+    const alignments = fitting.get(p.shape)!.alignments;
+    const remainingS = p.remainingS;
+    for (let k = 0; k < alignments.length; k++) {
+      alignmentSum += alignments[k]!;
+      remainingSum += remainingS;
     }
   }
   const e = remainingSum > 0 ? alignmentSum / remainingSum : 0;
-  let best = { pending: pending[0]!, nodeIndex: fitting.get(pending[0]!.shape)![0]!.nodeIndex };
+  let best = pending[0]!;
+  let bestAt = 0;
   let bestScore = -Infinity;
   for (const p of pending) {
+    const alignments = fitting.get(p.shape)!.alignments;
     const penalty = e * p.remainingS;
-    for (const score of fitting.get(p.shape)!) {
-      const value = score.alignment - penalty;
+    for (let k = 0; k < alignments.length; k++) {
+      const value = alignments[k]! - penalty;
       if (value > bestScore) {
-        best = { pending: p, nodeIndex: score.nodeIndex };
+        best = p;
+        bestAt = k;
         bestScore = value;
       }
     }
   }
-  return best;
+  return { pending: best, nodeIndex: fitting.get(best.shape)!.nodes[bestAt]! };
 }
 
 /** Reserves the chosen pair: a single replica on its machine, a gang through the placement policy. */
