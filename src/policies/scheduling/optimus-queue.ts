@@ -29,12 +29,14 @@ export class OptimusQueue {
   /** Queued elastic PS jobs by queue position. */
   private readonly elastic: BTreeOf<number, JobView> = new BTree<number, JobView>();
   private readonly positionOf = new Map<JobView, number>();
-  private seeded = false;
+  private elasticSeeded = false;
+  private rigidSeeded = false;
 
   /** Takes in the pass's changes (the whole queue at the first pass). */
   sync(context: SchedulingContext): void {
-    if (!this.seeded) {
+    if (!this.elasticSeeded) {
       for (const job of context.queued) if (!isRigid(job)) this.addElastic(job);
+      this.elasticSeeded = true;
     }
     for (const list of [context.changes.queued, context.changes.started, context.changes.stopped, context.changes.resized]) {
       for (const job of list) {
@@ -50,8 +52,8 @@ export class OptimusQueue {
    * without blocking, reserving them in `scratch` (call after `sync`).
    */
   startRigid(context: SchedulingContext, scratch: CapacityScratch): SchedulingAction[] {
-    const seeding = !this.seeded;
-    this.seeded = true;
+    const seeding = !this.rigidSeeded;
+    this.rigidSeeded = true;
     const changes: QueueChanges = {
       queued: context.changes.queued.filter(isRigid),
       started: context.changes.started.filter(isRigid),
