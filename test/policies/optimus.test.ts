@@ -259,6 +259,43 @@ describe('optimus learns and never peeks', () => {
   });
 });
 
+describe('optimus between re-plans', () => {
+  it("fits a waiting job's loss curve once, and again only when its progress moves", () => {
+    // The only node is full: the elastic job waits through every pass.
+    const cluster = new ClusterState(gpuCluster(1, 8));
+    cluster.allocate('filler', [{ role: 'worker', nodeIndex: 0, gpuIndices: [0, 1, 2, 3, 4, 5, 6, 7], demand: gpuDemand(8) }]);
+    const job = new JobRuntime(psJob('q', 0, CURVE), 1, { nowS: 0 });
+    job.phase = 'queued';
+    job.progressSteps = 9000;
+    let reads = 0;
+    const view = {
+      ...blindView(job),
+      lossSamples: () => {
+        reads++;
+        return job.lossSamples();
+      },
+    };
+    expect(job.lossSamples().length).toBeGreaterThanOrEqual(MIN_LOSS_SAMPLES);
+    const contextAt = (nowS: number): SchedulingContext => ({
+      nowS,
+      cluster,
+      queued: [view],
+      queuedInOrder: () => [view],
+      running: [],
+      placement: packPlacement,
+      scratch: () => new CapacityScratch(cluster),
+      changes: NO_CHANGES,
+    });
+    const policy = createOptimus();
+    for (const nowS of [0, 10, 20, 700]) expect(policy.schedule(contextAt(nowS))).toEqual([]);
+    expect(reads).toBe(1);
+    job.progressSteps = 9500;
+    (view as { progressSteps: number }).progressSteps = 9500;
+    expect(policy.schedule(contextAt(730))).toEqual([]);
+    expect(reads).toBe(2);
+  });
+});
+
 describe('optimus in the simulation', () => {
   const jobs = [
     psJob('a', 0, { b0: 4e-4, b1: 0.5, b2: 0.2, noise: 0.01, targetLoss: 0.26 }),

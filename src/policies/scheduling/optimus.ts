@@ -19,7 +19,10 @@ import {
 } from '../types.js';
 import { allocateByMarginalGain, type AllocationJob, type PsShape, type ResourceVector } from './optimus-allocation.js';
 import { EvenSpreadIndex } from './optimus-placement.js';
+import { isElasticPsJob, OptimusQueue } from './optimus-queue.js';
 import { DEFAULT_SIM_PARAMS } from '../../model/sim-params.js';
+
+export { isElasticPsJob } from './optimus-queue.js';
 
 /** Seconds between Optimus's full re-plans (the paper re-allocates every scheduling interval of 10 minutes). */
 export const OPTIMUS_TICK_S = 600;
@@ -75,19 +78,6 @@ function smallestStart(request: JobRequest): PlacementRequest {
   const workers = Math.max(unit, Math.ceil(request.elastic!.minReplicas / unit) * unit);
   const replicas = request.roles.flatMap((role) => Array.from({ length: role.role === 'worker' ? workers : 1 }, () => ({ role: role.role, demand: role.demand })));
   return { jobId: request.id, jobKind: request.kind, gpuTypes: request.gpuTypes, replicas };
-}
-
-/**
- * True for the jobs Optimus sizes itself: elastic PS jobs with a worker and a PS role and no other
- * role (a chief would have to move with every start). Every other job is rigid to Optimus.
- */
-export function isElasticPsJob(request: Pick<JobRequest, 'kind' | 'elastic' | 'roles'>): boolean {
-  return (
-    request.kind === 'ps' &&
-    request.elastic !== null &&
-    request.roles.some((r) => r.role === 'ps') &&
-    request.roles.every((r) => r.role === 'worker' || r.role === 'ps')
-  );
 }
 
 /**
@@ -176,6 +166,8 @@ export function createOptimus(options: OptimusOptions = {}): PlainSchedulingPoli
   const tickS = options.tickS ?? OPTIMUS_TICK_S;
   const resizePauseS = options.resizePauseS ?? DEFAULT_SIM_PARAMS.resizePauseS;
   const memory = new Knowledge();
+  const fits = new FitCache();
+  const queue = new OptimusQueue();
   let lastFullPlanS: number | null = null;
   return {
     name: 'optimus',
@@ -184,7 +176,9 @@ export function createOptimus(options: OptimusOptions = {}): PlainSchedulingPoli
     schedule(context: SchedulingContext): SchedulingAction[] {
       const full = lastFullPlanS === null || context.nowS >= lastFullPlanS + tickS - 1e-6;
       if (full) lastFullPlanS = context.nowS;
-      return planRound(context, memory, full, tickS, resizePauseS);
+      queue.sync(context);
+      for (const job of context.changes.stopped) if (job.phase === 'completed' || job.phase === 'failed') fits.forget(job);
+      return planRound(context, queue, memory, fits, full, tickS, resizePauseS);
     },
   };
 }
@@ -231,6 +225,46 @@ class Knowledge {
   }
 }
 
+/**
+ * Each job's fitted models, kept until new observations come: its loss-curve fit until its
+ * progress moves (a job reports loss as it progresses, so a waiting job's samples stay the same),
+ * its speed estimate until it has a new speed sample or its prior moves. A pass over waiting jobs
+ * then fits nothing again.
+ */
+class FitCache {
+  private readonly totals = new Map<JobView, { readonly progressSteps: number; readonly total: number | null }>();
+  private readonly speeds = new Map<JobView, { readonly samples: JobView['speedSamples']; readonly count: number; readonly prior: SpeedPrior; readonly estimate: SpeedEstimate }>();
+
+  /** fittedTotalSteps(view), fitted again only when the job's progress moved. */
+  totalSteps(view: JobView): number | null {
+    const cached = this.totals.get(view);
+    if (cached !== undefined && cached.progressSteps === view.progressSteps) return cached.total;
+    const total = fittedTotalSteps(view);
+    this.totals.set(view, { progressSteps: view.progressSteps, total });
+    return total;
+  }
+
+  /** estimateSpeedModel(view, prior), estimated again only on a new speed sample or another prior. */
+  speed(view: JobView, prior: SpeedPrior): SpeedEstimate {
+    const cached = this.speeds.get(view);
+    const samples = view.speedSamples;
+    if (cached !== undefined && cached.samples === samples && cached.count === samples.length && samePrior(cached.prior, prior)) return cached.estimate;
+    const estimate = estimateSpeedModel(view, prior);
+    this.speeds.set(view, { samples, count: samples.length, prior, estimate });
+    return estimate;
+  }
+
+  /** Forgets a job that left for good. */
+  forget(view: JobView): void {
+    this.totals.delete(view);
+    this.speeds.delete(view);
+  }
+}
+
+function samePrior(a: SpeedPrior, b: SpeedPrior): boolean {
+  return a.stepsPerSAtOne === b.stepsPerSAtOne && a.shape.t0 === b.shape.t0 && a.shape.t1 === b.shape.t1 && a.shape.t2 === b.shape.t2 && a.shape.t3 === b.shape.t3;
+}
+
 /** Per-job vectors with their running sum, for means over "every job but one". */
 class RunningMean {
   private readonly byJob = new Map<string, number[]>();
@@ -270,22 +304,15 @@ interface PlannedJob {
 }
 
 /** One scheduling pass; `full` re-plans running elastic jobs too, otherwise only queued jobs start. */
-function planRound(context: SchedulingContext, memory: Knowledge, full: boolean, tickS: number, resizePauseS: number): SchedulingAction[] {
-  const actions: SchedulingAction[] = [];
+function planRound(context: SchedulingContext, queue: OptimusQueue, memory: Knowledge, fits: FitCache, full: boolean, tickS: number, resizePauseS: number): SchedulingAction[] {
   const scratch = context.scratch();
 
   // Rigid jobs: start at their requested shape in the free capacity, in submission order.
-  let heldBack: ResourceVector | null = null;
-  for (const job of context.queued) {
-    if (isElasticPsJob(job.request)) continue;
-    const tasks = context.placement.place(scratch, placementRequestOf(job.request));
-    if (tasks !== null) actions.push({ kind: 'start', jobId: job.request.id, tasks });
-    else heldBack ??= requestedDemand(job.request);
-  }
-
-  const views = [...(full ? context.running.filter((j) => isElasticPsJob(j.request)) : []), ...context.queued.filter((j) => isElasticPsJob(j.request))];
+  const actions = queue.startRigid(context, scratch);
+  const views = [...(full ? context.running.filter((j) => isElasticPsJob(j.request)) : []), ...queue.queuedElastic()];
   if (views.length === 0) return actions;
-  const planned = planJobs(context, views, memory);
+  const heldBack = firstRigidLeft(context, actions);
+  const planned = planJobs(context, views, memory, fits);
 
   const budget = freeCapacity(scratch);
   for (const job of planned) for (const task of job.held) addTo(budget, taskVector(task));
@@ -337,14 +364,24 @@ function planRound(context: SchedulingContext, memory: Knowledge, full: boolean,
   return actions;
 }
 
+/** The requested demand of the first rigid job in the queue that this pass did not start (every other one was tried and did not fit), or null. */
+function firstRigidLeft(context: SchedulingContext, started: readonly SchedulingAction[]): ResourceVector | null {
+  const startedIds = new Set(started.map((action) => action.jobId));
+  for (const job of context.queuedInOrder()) {
+    if (isElasticPsJob(job.request) || startedIds.has(job.request.id)) continue;
+    return requestedDemand(job.request);
+  }
+  return null;
+}
+
 /** Estimates Q and f for every elastic PS job and records what was learned. */
-function planJobs(context: SchedulingContext, views: readonly JobView[], memory: Knowledge): PlannedJob[] {
-  const fitted = views.map((view) => fittedTotalSteps(view));
+function planJobs(context: SchedulingContext, views: readonly JobView[], memory: Knowledge, fits: FitCache): PlannedJob[] {
+  const fitted = views.map((view) => fits.totalSteps(view));
   views.forEach((view, k) => {
     const total = fitted[k];
     if (total !== null && total !== undefined) memory.noteTotal(view.request.id, total);
   });
-  const speeds = views.map((view) => estimateSpeedModel(view, memory.speedPrior(view.request.id)));
+  const speeds = views.map((view) => fits.speed(view, memory.speedPrior(view.request.id)));
   views.forEach((view, k) => memory.noteSpeed(view.request.id, speeds[k]!));
   return views.map((view, k) => {
     const request = view.request;
