@@ -3,6 +3,7 @@ import type { TaskPlacement } from '../../model/allocation.js';
 import { GPU_MILLI } from '../../model/cluster-spec.js';
 import { ReplayScratch } from '../plan-scratch.js';
 import { requestedGpus } from '../../model/job-spec.js';
+import { GangCount } from './gang-count.js';
 import { queueOf } from './las-order.js';
 import { LasRunning, type RunningLas } from './las-running.js';
 import { LasWaiting, type LasOutcome, type LasStanding } from './las-waiting.js';
@@ -227,7 +228,9 @@ function starved(view: JobView, serviceGpuS: number, promotion: Promotion | unde
 
 /**
  * The running jobs to preempt so that `request` fits: taken in the given order (lowest priority
- * first) until it fits, then pruned of any whose capacity it does not need. Null when even all do not free enough.
+ * first) until it fits, then pruned of any whose capacity it does not need. Null when even all do
+ * not free enough. Whether the gang fits is counted node by node where that is exact (see
+ * {@link GangCount}), else tried by placing on a copy of the plan.
  */
 function victimsFor(
   plan: ReplayScratch,
@@ -235,24 +238,42 @@ function victimsFor(
   eligible: Iterable<RunningLas>,
   request: PlacementRequest,
 ): RunningLas[] | null {
-  const tasksOf = (victim: RunningLas): readonly TaskPlacement[] => context.cluster.tasksOf(victim.view.request.id) ?? [];
+  const held = new Map<RunningLas, readonly TaskPlacement[]>();
+  const tasksOf = (victim: RunningLas): readonly TaskPlacement[] => {
+    let tasks = held.get(victim);
+    if (tasks === undefined) {
+      tasks = context.cluster.tasksOf(victim.view.request.id) ?? [];
+      held.set(victim, tasks);
+    }
+    return tasks;
+  };
+  const count = GangCount.of(plan.scratch, context.placement, request);
   let trial: ReplayScratch | null = null;
   const chosen: RunningLas[] = [];
   let fits = false;
   for (const victim of eligible) {
-    trial ??= plan.fork();
-    trial.unreserve(tasksOf(victim));
     chosen.push(victim);
-    if (trial.place(request) !== null) {
-      fits = true;
-      break;
+    if (count !== null) {
+      count.give(tasksOf(victim));
+      fits = count.fits();
+    } else {
+      trial ??= plan.fork();
+      trial.unreserve(tasksOf(victim));
+      fits = trial.place(request) !== null;
     }
+    if (fits) break;
   }
   if (!fits) return null;
   // Spare the higher-priority victims first when the job fits without them.
   let needed = chosen;
   for (const victim of [...chosen].reverse()) {
     const without = needed.filter((v) => v !== victim);
+    if (count !== null) {
+      if (!count.fitsWithout(tasksOf(victim))) continue;
+      count.take(tasksOf(victim));
+      needed = without;
+      continue;
+    }
     const check = plan.fork();
     for (const v of without) check.unreserve(tasksOf(v));
     if (check.place(request) !== null) needed = without;
