@@ -1,5 +1,5 @@
 import type { TaskPlacement } from '../../model/allocation.js';
-import { copyFree, fitCountIn, type CapacityScratch } from '../../model/capacity.js';
+import { copyFree, fitCountIn, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
 import { GPU_MILLI } from '../../model/cluster-spec.js';
 import type { ReplicaDemand } from '../../model/job-spec.js';
 import { nodeAllows } from '../placement/node-filter.js';
@@ -18,8 +18,8 @@ export class GangCount {
   private readonly gpuTypes: readonly string[];
   /** Replicas the scratch's nodes take as they are. */
   private readonly baseCount: number;
-  /** Tasks given back, by node. */
-  private readonly given = new Map<number, TaskPlacement[]>();
+  /** Nodes with tasks given back: their free capacity with those tasks back, and the replicas it takes. */
+  private readonly potential = new Map<number, { readonly free: NodeFree; count: number }>();
   /** Replicas the nodes with given-back tasks take more than in the scratch. */
   private gained = 0;
 
@@ -43,7 +43,7 @@ export class GangCount {
     this.replicas = request.replicas.length;
     this.gpuTypes = request.gpuTypes;
     let count = 0;
-    if (this.replicas > 1) for (let i = 0; i < scratch.nodes.length; i++) count += this.countOn(i, []);
+    if (this.replicas > 1) for (let i = 0; i < scratch.nodes.length; i++) if (this.counts(i)) count += scratch.fitCount(i, demand);
     // One replica that did not fit fits on no node: nothing to count.
     this.baseCount = count;
   }
@@ -55,59 +55,67 @@ export class GangCount {
 
   /** Gives tasks back (a victim's). */
   give(tasks: readonly TaskPlacement[]): void {
-    for (const [node, onNode] of byNode(tasks)) {
-      const before = this.given.get(node) ?? [];
-      const after = [...before, ...onNode];
-      this.gained += this.countOn(node, after) - this.countOn(node, before);
-      this.given.set(node, after);
-    }
+    this.change(tasks, 1);
+  }
+
+  /** Takes back tasks given earlier. */
+  take(tasks: readonly TaskPlacement[]): void {
+    this.change(tasks, -1);
   }
 
   /** True when the gang would still fit with these tasks (given back earlier) taken again. */
   fitsWithout(tasks: readonly TaskPlacement[]): boolean {
     let gained = this.gained;
-    for (const [node, onNode] of byNode(tasks)) {
-      const before = this.given.get(node) ?? [];
-      const after = before.filter((t) => !onNode.includes(t));
-      gained += this.countOn(node, after) - this.countOn(node, before);
+    const copies = new Map<number, NodeFree>();
+    for (const task of tasks) {
+      const entry = this.potential.get(task.nodeIndex);
+      if (!entry) continue;
+      let free = copies.get(task.nodeIndex);
+      if (!free) {
+        free = copyFree(entry.free);
+        copies.set(task.nodeIndex, free);
+      }
+      applyTask(free, task, -1);
     }
+    for (const [node, free] of copies) gained += fitCountIn(free, this.demand) - this.potential.get(node)!.count;
     return this.baseCount + gained >= this.replicas;
   }
 
-  /** Takes back tasks given earlier. */
-  take(tasks: readonly TaskPlacement[]): void {
-    for (const [node, onNode] of byNode(tasks)) {
-      const before = this.given.get(node) ?? [];
-      const after = before.filter((t) => !onNode.includes(t));
-      this.gained += this.countOn(node, after) - this.countOn(node, before);
-      this.given.set(node, after);
+  private change(tasks: readonly TaskPlacement[], sign: 1 | -1): void {
+    let touched: Set<number> | null = null;
+    for (const task of tasks) {
+      const node = task.nodeIndex;
+      if (!this.counts(node)) continue;
+      let entry = this.potential.get(node);
+      if (!entry) {
+        entry = { free: copyFree(this.scratch.free(node)), count: this.scratch.fitCount(node, this.demand) };
+        this.potential.set(node, entry);
+      }
+      applyTask(entry.free, task, sign);
+      (touched ??= new Set()).add(node);
+    }
+    if (touched === null) return;
+    for (const node of touched) {
+      const entry = this.potential.get(node)!;
+      const count = fitCountIn(entry.free, this.demand);
+      this.gained += count - entry.count;
+      entry.count = count;
     }
   }
 
-  /** Replicas the node takes with `tasks` given back (as the scratch's `unreserve` adds them). */
-  private countOn(node: number, tasks: readonly TaskPlacement[]): number {
-    const { scratch } = this;
-    if (!scratch.schedulable(node) || !nodeAllows(scratch.nodes[node]!, this.demand, this.gpuTypes)) return 0;
-    if (tasks.length === 0) return scratch.fitCount(node, this.demand);
-    const free = copyFree(scratch.free(node));
-    for (const task of tasks) {
-      for (const g of task.gpuIndices) {
-        free.gpuFreeMilli[g]! += task.demand.gpuMilli;
-        if (free.gpuFreeMilli[g] === GPU_MILLI) free.wholeGpus++;
-      }
-      free.cpuMilli += task.demand.cpuMilli;
-      free.memMiB += task.demand.memMiB;
-    }
-    return fitCountIn(free, this.demand);
+  /** True when the node can take the gang's replicas at all (schedulable, of an allowed GPU model). */
+  private counts(node: number): boolean {
+    return this.scratch.schedulable(node) && nodeAllows(this.scratch.nodes[node]!, this.demand, this.gpuTypes);
   }
 }
 
-function byNode(tasks: readonly TaskPlacement[]): Map<number, TaskPlacement[]> {
-  const nodes = new Map<number, TaskPlacement[]>();
-  for (const task of tasks) {
-    const list = nodes.get(task.nodeIndex);
-    if (list) list.push(task);
-    else nodes.set(task.nodeIndex, [task]);
+/** Adds a task's resources to free capacity (sign 1, as the scratch's `unreserve` does) or takes them again (-1). */
+function applyTask(free: NodeFree, task: TaskPlacement, sign: 1 | -1): void {
+  for (const g of task.gpuIndices) {
+    if (sign < 0 && free.gpuFreeMilli[g] === GPU_MILLI) free.wholeGpus--;
+    free.gpuFreeMilli[g]! += sign * task.demand.gpuMilli;
+    if (sign > 0 && free.gpuFreeMilli[g] === GPU_MILLI) free.wholeGpus++;
   }
-  return nodes;
+  free.cpuMilli += sign * task.demand.cpuMilli;
+  free.memMiB += sign * task.demand.memMiB;
 }
