@@ -82,7 +82,6 @@ export class GangCount {
   }
 
   private change(tasks: readonly TaskPlacement[], sign: 1 | -1): void {
-    let touched: Set<number> | null = null;
     for (const task of tasks) {
       const node = task.nodeIndex;
       if (!this.counts(node)) continue;
@@ -92,11 +91,7 @@ export class GangCount {
         this.potential.set(node, entry);
       }
       applyTask(entry.free, task, sign);
-      (touched ??= new Set()).add(node);
-    }
-    if (touched === null) return;
-    for (const node of touched) {
-      const entry = this.potential.get(node)!;
+      // Counted after each task: the changes add up to the change over all of them.
       const count = fitCountIn(entry.free, this.demand);
       this.gained += count - entry.count;
       entry.count = count;

@@ -7,6 +7,9 @@ import type { JobView } from '../types.js';
 import { compareDue, compareLasKeys, DUE_SLACK_S, type LasKey } from './las-order.js';
 import { identicalReplicas, shapeSignature } from './shape-queue.js';
 
+/** Each request's shape signature, worked out once (preempted jobs come back to the queue often). */
+const signatures = new WeakMap<JobRequest, string>();
+
 /** Waiting jobs of one queue that ask for the same gang, by arrival. */
 interface LasClass {
   readonly queue: number;
@@ -180,7 +183,11 @@ export class LasWaiting {
 
   private add(view: JobView): void {
     const { queue, promoteDueS } = this.standingOf(view);
-    const signature = shapeSignature(view.request);
+    let signature = signatures.get(view.request);
+    if (signature === undefined) {
+      signature = shapeSignature(view.request);
+      signatures.set(view.request, signature);
+    }
     const name = `${queue}#${signature}`;
     let shape = this.classes.get(name);
     if (!shape) {
