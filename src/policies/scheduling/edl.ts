@@ -130,8 +130,9 @@ function fraction(rank: EdlRank): [number, number] {
  */
 function planEdl(context: SchedulingContext, maxLoad: number, runningElastic: Iterable<JobView>): SchedulingAction[] {
   const plan = new EdlPlan(context, maxLoad, runningElastic);
+  const queue = new QueueHead(context.queuedInOrder());
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const started = startQueued(plan, context.queued);
+    const started = startQueued(plan, queue);
     const grown = scaleUp(plan);
     const shrunk = scaleDown(plan);
     if (!started && !grown && !shrunk) break;
@@ -139,21 +140,56 @@ function planEdl(context: SchedulingContext, maxLoad: number, runningElastic: It
   return plan.actions();
 }
 
+/**
+ * The queue read lazily in submission order during one pass. The jobs a pass starts are always the
+ * queue's first ones (each round starts jobs in order and stops at the first that cannot start), so
+ * every round resumes at the job the last one stopped at instead of walking the queue again.
+ */
+class QueueHead {
+  private readonly iterator: Iterator<JobView>;
+  private current: JobView | undefined;
+
+  constructor(queued: Iterable<JobView>) {
+    this.iterator = queued[Symbol.iterator]();
+    this.current = this.read();
+  }
+
+  /** The first job not started in this pass, or undefined when none is left. */
+  get head(): JobView | undefined {
+    return this.current;
+  }
+
+  /** Moves past the head (it started). */
+  advance(): void {
+    this.current = this.read();
+  }
+
+  private read(): JobView | undefined {
+    const next = this.iterator.next();
+    return next.done === true ? undefined : next.value;
+  }
+}
+
 /** (a) Starts queued jobs in submission order at their min, with donors if needed; stops at the first that cannot start. */
-function startQueued(plan: EdlPlan, queued: readonly JobView[]): boolean {
+function startQueued(plan: EdlPlan, queue: QueueHead): boolean {
   let changed = false;
-  for (const view of queued) {
+  for (let view = queue.head; view !== undefined; view = queue.head) {
     const { request } = view;
-    if (plan.has(request.id)) continue;
+    if (plan.has(request.id)) {
+      queue.advance();
+      continue;
+    }
     const bounds = trainerBounds(request);
     const gang = placementRequestOf(request, request.elastic ? bounds.min : undefined);
     const tasks = plan.scratch.place(gang);
     if (tasks !== null) {
       plan.addStart(request, bounds, tasks);
+      queue.advance();
       changed = true;
       continue;
     }
     if (!startWithDonors(plan, request, bounds, gang)) break;
+    queue.advance();
     changed = true;
   }
   return changed;
@@ -172,7 +208,7 @@ interface DonatedUnit {
  * units that turned out not to be needed. Returns false (changing nothing) when donors cannot free enough.
  */
 function startWithDonors(plan: EdlPlan, request: JobRequest, bounds: TrainerBounds, gang: PlacementRequest): boolean {
-  if (!plan.donorsCouldFree(gang)) return false;
+  if (!plan.anyDonor() || !plan.donorsCouldFree(gang)) return false;
   const trial = plan.scratch.fork();
   const given = new Map<JobPlan, number>();
   const donated: DonatedUnit[] = [];
@@ -251,7 +287,10 @@ function scaleUp(plan: EdlPlan): boolean {
 /** (c) Shrinks each elastic job by one unit, most fulfilled first, while a resource it uses is over L. */
 function scaleDown(plan: EdlPlan): boolean {
   let changed = false;
+  if (!plan.load.overTarget()) return false;
   for (const job of sortedAscending(plan.elasticJobs()).reverse()) {
+    // Shrinking only lowers the load: once no resource is over L, no later job shrinks.
+    if (!plan.load.overTarget()) break;
     if (job.workers - job.bounds.unit < job.bounds.min) continue;
     if (!plan.load.overTargetFor(job.unitUsage)) continue;
     const unit = job.removableUnits()[0];
@@ -318,6 +357,11 @@ class LoadTracker {
       (usage.cpuMilli === 0 || this.cpuMilli + usage.cpuMilli <= this.capCpuMilli) &&
       (usage.memMiB === 0 || this.memMiB + usage.memMiB <= this.capMemMiB)
     );
+  }
+
+  /** True when some resource is over the target. */
+  overTarget(): boolean {
+    return this.gpuMilli > this.capGpuMilli || this.cpuMilli > this.capCpuMilli || this.memMiB > this.capMemMiB;
   }
 
   /** True when a resource that `usage` uses is over the target. */
@@ -429,6 +473,11 @@ class EdlPlan {
 
   has(jobId: string): boolean {
     return this.jobs.has(jobId);
+  }
+
+  /** True when some elastic job could give a unit (runs above its min by at least one unit). */
+  anyDonor(): boolean {
+    return this.order.some((j) => j.elastic && j.workers - j.bounds.unit >= j.bounds.min);
   }
 
   /** Elastic jobs (min < max), running or starting, in the order they entered the plan. */

@@ -150,8 +150,7 @@ export class ShapeQueue<V extends JobView> {
     const signature = shapeSignature(job.request);
     let shape = this.classes.get(signature);
     if (!shape) {
-      const demands = job.request.roles.filter((r) => r.replicas > 0).map((r) => r.demand);
-      const identical = demands.every((d) => d.gpus === demands[0]!.gpus && d.gpuMilli === demands[0]!.gpuMilli && d.cpuMilli === demands[0]!.cpuMilli && d.memMiB === demands[0]!.memMiB);
+      const identical = identicalReplicas(job.request);
       shape = { id: this.nextId++, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, walkKey: null, nextKey: null, dead: false };
       this.classes.set(signature, shape);
     }
@@ -176,8 +175,14 @@ export class ShapeQueue<V extends JobView> {
   }
 }
 
+/** True when all replicas of the gang ask for the same resources. */
+export function identicalReplicas(request: JobRequest): boolean {
+  const demands = request.roles.filter((r) => r.replicas > 0).map((r) => r.demand);
+  return demands.every((d) => d.gpus === demands[0]!.gpus && d.gpuMilli === demands[0]!.gpuMilli && d.cpuMilli === demands[0]!.cpuMilli && d.memMiB === demands[0]!.memMiB);
+}
+
 /** What a gang asks for, as a string: jobs with the same one place alike. */
-function shapeSignature(request: JobRequest): string {
+export function shapeSignature(request: JobRequest): string {
   let signature = `${request.kind}|${request.gpuTypes.join(',')}`;
   for (const role of request.roles) {
     const d = role.demand;

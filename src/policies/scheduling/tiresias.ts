@@ -1,7 +1,12 @@
 import { InvariantError } from '../../errors.js';
 import type { TaskPlacement } from '../../model/allocation.js';
+import { GPU_MILLI } from '../../model/cluster-spec.js';
 import { ReplayScratch } from '../plan-scratch.js';
 import { requestedGpus } from '../../model/job-spec.js';
+import { GangCount } from './gang-count.js';
+import { queueOf } from './las-order.js';
+import { LasRunning, type RunningLas } from './las-running.js';
+import { LasWaiting, type LasOutcome, type LasStanding } from './las-waiting.js';
 import {
   placementRequestOf,
   type JobView,
@@ -10,6 +15,8 @@ import {
   type SchedulingAction,
   type SchedulingContext,
 } from '../types.js';
+
+export { queueOf } from './las-order.js';
 
 /**
  * `tiresias`: discretized two-dimensional least-attained-service (2D-LAS) of Tiresias (Gu et al.,
@@ -39,11 +46,11 @@ export function createTiresias(options: TiresiasOptions = {}): PlainSchedulingPo
     throw new InvariantError(`tiresias: thresholds ${thresholdsGpuS.join(', ')} must be positive and increasing`);
   }
   if (!(promoteKnob >= 0)) throw new InvariantError(`tiresias: promoteKnob ${promoteKnob} must be >= 0`);
-  const promotions = new Map<string, Promotion>();
+  const state = new TiresiasState(thresholdsGpuS, promoteKnob);
   return {
     name: 'tiresias',
     tickS: options.tickS ?? TIRESIAS_TICK_S,
-    schedule: (context) => planTiresias(context, thresholdsGpuS, promoteKnob, promotions),
+    schedule: (context) => planTiresias(context, state),
   };
 }
 
@@ -87,71 +94,123 @@ interface Promotion {
   anchorS: number | null;
 }
 
-/** A job's standing in one pass. */
-interface Ranked {
-  readonly view: JobView;
-  readonly queue: number;
-}
+/**
+ * The policy's state: promotions, and the waiting and running jobs indexed by queue and arrival,
+ * kept from the queue's changes (the first pass reads the queue and the running list).
+ */
+class TiresiasState {
+  readonly promotions = new Map<string, Promotion>();
+  readonly waiting: LasWaiting;
+  readonly running: LasRunning;
+  private seeded = false;
 
-/** The queue (0 = highest priority) a service level falls in. */
-export function queueOf(serviceGpuS: number, thresholdsGpuS: readonly number[]): number {
-  let queue = 0;
-  while (queue < thresholdsGpuS.length && serviceGpuS >= thresholdsGpuS[queue]!) queue++;
-  return queue;
-}
-
-function planTiresias(
-  context: SchedulingContext,
-  thresholdsGpuS: readonly number[],
-  promoteKnob: number,
-  promotions: Map<string, Promotion>,
-): SchedulingAction[] {
-  // A promotion is kept while its job runs or waits: jobs that left both since the last pass drop theirs.
-  for (const list of [context.changes.stopped, context.changes.queued, context.changes.started]) {
-    for (const job of list) if (job.phase !== 'running' && job.phase !== 'queued') promotions.delete(job.request.id);
+  constructor(
+    readonly thresholdsGpuS: readonly number[],
+    readonly promoteKnob: number,
+  ) {
+    this.running = new LasRunning(thresholdsGpuS, (id) => this.baseOf(id));
+    this.waiting = new LasWaiting((view) => this.standingOf(view));
   }
 
-  const rank = (view: JobView, waiting: boolean): Ranked => {
-    let service = view.attainedGpuS - (promotions.get(view.request.id)?.baseGpuS ?? 0);
-    let queue = queueOf(service, thresholdsGpuS);
-    if (waiting && queue > 0 && promoteKnob > 0 && starved(view, service, promotions.get(view.request.id), context.nowS, promoteKnob)) {
-      promotions.set(view.request.id, { baseGpuS: view.attainedGpuS, anchorS: null });
-      service = 0;
-      queue = 0;
+  /** Takes in the pass's changes, then moves jobs whose demotion or promotion time has come. */
+  sync(context: SchedulingContext): void {
+    const { changes, cluster, nowS } = context;
+    // A promotion is kept while its job runs or waits: jobs that left both since the last pass drop theirs.
+    for (const list of [changes.stopped, changes.queued, changes.started]) {
+      for (const job of list) if (job.phase !== 'running' && job.phase !== 'queued') this.promotions.delete(job.request.id);
     }
-    return { view, queue };
-  };
-  const waiting = context.queued.map((v) => rank(v, true)).sort(byPriority);
-  // Running jobs by priority, lowest first: ranked only when some waiting job does not fit.
-  let victims: Ranked[] | null = null;
+    if (!this.seeded) {
+      for (const view of context.queued) this.waiting.update(view);
+      for (const view of context.running) this.running.update(view, cluster, nowS);
+      this.seeded = true;
+    }
+    for (const list of [changes.queued, changes.started, changes.stopped, changes.resized]) {
+      for (const view of list) {
+        this.waiting.update(view);
+        this.running.update(view, cluster, nowS);
+      }
+    }
+    this.running.demoteDue(cluster, nowS);
+    if (this.promoteKnob > 0) {
+      this.waiting.promoteDue(
+        nowS,
+        (view) => starved(view, view.attainedGpuS - this.baseOf(view.request.id), this.promotions.get(view.request.id), nowS, this.promoteKnob),
+        (view) => this.promotions.set(view.request.id, { baseGpuS: view.attainedGpuS, anchorS: null }),
+      );
+    }
+  }
 
-  let plan = new ReplayScratch(context);
-  const preempted = new Set<Ranked>();
+  private baseOf(jobId: string): number {
+    return this.promotions.get(jobId)?.baseGpuS ?? 0;
+  }
+
+  /** A waiting job's queue, and when it may starve (its service and anchor are fixed while it waits). */
+  private standingOf(view: JobView): LasStanding {
+    const serviceGpuS = view.attainedGpuS - this.baseOf(view.request.id);
+    const queue = queueOf(serviceGpuS, this.thresholdsGpuS);
+    if (queue === 0 || this.promoteKnob <= 0) return { queue, promoteDueS: null };
+    const gpus = requestedGpus(view.request);
+    const promotion = this.promotions.get(view.request.id);
+    const anchorS = promotion ? promotion.anchorS : view.firstStartS;
+    if (gpus <= 0 || anchorS === null || serviceGpuS <= 0) return { queue, promoteDueS: null };
+    const executedS = serviceGpuS / gpus;
+    return { queue, promoteDueS: anchorS + executedS + this.promoteKnob * executedS };
+  }
+}
+
+function planTiresias(context: SchedulingContext, state: TiresiasState): SchedulingAction[] {
+  state.sync(context);
+  if (state.waiting.size === 0) return [];
+  let plan: ReplayScratch | null = null;
+  const preempted = new Set<RunningLas>();
+  const preemptedSlots = new Array<number>(state.thresholdsGpuS.length + 1).fill(0);
   const preemptions: SchedulingAction[] = [];
   const starts: SchedulingAction[] = [];
-  for (const job of waiting) {
-    const request = placementRequestOf(job.view.request);
-    let tasks = plan.place(request);
+  const canPreempt = (queue: number): boolean => {
+    if (!state.running.anyBelow(queue)) return false;
+    if (preempted.size === 0) return true;
+    for (const victim of state.running.lowestFirst(queue)) if (!preempted.has(victim)) return true;
+    return false;
+  };
+  const tryJob = (view: JobView, queue: number, placementFails: boolean): LasOutcome => {
+    plan ??= new ReplayScratch(context);
+    const request = placementRequestOf(view.request);
+    let tasks = placementFails ? null : plan.place(request);
+    let outcome: LasOutcome = 'started';
     if (tasks === null) {
-      victims ??= context.running.map((v) => rank(v, false)).sort((a, b) => byPriority(b, a));
-      const eligible = victims.filter((v) => v.queue > job.queue && !preempted.has(v));
+      const slotsFreeable = state.running.slotsBelow(queue) - preemptedSlots.slice(queue + 1).reduce((a, b) => a + b, 0);
+      if (wholeGpusOf(request) > plan.scratch.freeWholeGpusTotal + slotsFreeable) return 'failed';
+      const eligible = (function* () {
+        for (const victim of state.running.lowestFirst(queue)) if (!preempted.has(victim)) yield victim;
+      })();
       const chosen = victimsFor(plan, context, eligible, request);
-      if (chosen === null) continue;
-      const committed = plan.fork();
+      if (chosen === null) return 'failed';
+      const committed: ReplayScratch = plan.fork();
       for (const victim of chosen) committed.unreserve(context.cluster.tasksOf(victim.view.request.id) ?? []);
       tasks = committed.place(request);
-      if (tasks === null) throw new InvariantError(`tiresias: job ${job.view.request.id} no longer fits after preemptions`);
+      if (tasks === null) throw new InvariantError(`tiresias: job ${view.request.id} no longer fits after preemptions`);
       plan = committed;
       for (const victim of chosen) {
         preempted.add(victim);
+        preemptedSlots[victim.key.queue]! += victim.gpuSlots;
         preemptions.push({ kind: 'preempt', jobId: victim.view.request.id });
       }
+      outcome = 'started-after-preempting';
     }
-    starts.push({ kind: 'start', jobId: job.view.request.id, tasks });
-    const promotion = promotions.get(job.view.request.id);
+    starts.push({ kind: 'start', jobId: view.request.id, tasks });
+    const promotion = state.promotions.get(view.request.id);
     if (promotion && promotion.anchorS === null) promotion.anchorS = context.nowS;
-  }
+    return outcome;
+  };
+  state.waiting.walk(context.cluster, context.placement.completeForIdentical === true, canPreempt, tryJob);
   return [...preemptions, ...starts];
+}
+
+/** Whole GPUs a gang asks for (replicas of shared GPUs count none). */
+function wholeGpusOf(request: PlacementRequest): number {
+  let gpus = 0;
+  for (const replica of request.replicas) if (replica.demand.gpuMilli >= GPU_MILLI) gpus += replica.demand.gpus;
+  return gpus;
 }
 
 /**
@@ -167,45 +226,57 @@ function starved(view: JobView, serviceGpuS: number, promotion: Promotion | unde
   return waitedS >= knob * executedS;
 }
 
-/** Higher priority first: lower queue, then earlier arrival (submit time, then id). */
-function byPriority(a: Ranked, b: Ranked): number {
-  if (a.queue !== b.queue) return a.queue - b.queue;
-  if (a.view.request.submitS !== b.view.request.submitS) return a.view.request.submitS - b.view.request.submitS;
-  return a.view.request.id < b.view.request.id ? -1 : a.view.request.id > b.view.request.id ? 1 : 0;
-}
-
 /**
  * The running jobs to preempt so that `request` fits: taken in the given order (lowest priority
- * first) until it fits, then pruned of any whose capacity it does not need. Null when even all do not free enough.
+ * first) until it fits, then pruned of any whose capacity it does not need. Null when even all do
+ * not free enough. Whether the gang fits is counted node by node where that is exact (see
+ * {@link GangCount}), else tried by placing on a copy of the plan.
  */
 function victimsFor(
   plan: ReplayScratch,
   context: SchedulingContext,
-  eligible: readonly Ranked[],
+  eligible: Iterable<RunningLas>,
   request: PlacementRequest,
-): Ranked[] | null {
-  if (eligible.length === 0) return null;
-  const tasksOf = (victim: Ranked): readonly TaskPlacement[] => context.cluster.tasksOf(victim.view.request.id) ?? [];
-  const trial = plan.fork();
-  const chosen: Ranked[] = [];
+): RunningLas[] | null {
+  const held = new Map<RunningLas, readonly TaskPlacement[]>();
+  const tasksOf = (victim: RunningLas): readonly TaskPlacement[] => {
+    let tasks = held.get(victim);
+    if (tasks === undefined) {
+      tasks = context.cluster.tasksOf(victim.view.request.id) ?? [];
+      held.set(victim, tasks);
+    }
+    return tasks;
+  };
+  const count = GangCount.of(plan.scratch, context.placement, request);
+  let trial: ReplayScratch | null = null;
+  const chosen: RunningLas[] = [];
   let fits = false;
   for (const victim of eligible) {
-    trial.unreserve(tasksOf(victim));
     chosen.push(victim);
-    if (trial.place(request) !== null) {
-      fits = true;
-      break;
+    if (count !== null) {
+      count.give(tasksOf(victim));
+      fits = count.fits();
+    } else {
+      trial ??= plan.fork();
+      trial.unreserve(tasksOf(victim));
+      fits = trial.place(request) !== null;
     }
+    if (fits) break;
   }
   if (!fits) return null;
   // Spare the higher-priority victims first when the job fits without them.
   let needed = chosen;
   for (const victim of [...chosen].reverse()) {
     const without = needed.filter((v) => v !== victim);
+    if (count !== null) {
+      if (!count.fitsWithout(tasksOf(victim))) continue;
+      count.take(tasksOf(victim));
+      needed = without;
+      continue;
+    }
     const check = plan.fork();
     for (const v of without) check.unreserve(tasksOf(v));
     if (check.place(request) !== null) needed = without;
   }
   return needed;
 }
-

@@ -1,0 +1,113 @@
+import { BTree, type BTreeOf } from '../../model/btree.js';
+import type { ClusterView } from '../../model/cluster-state.js';
+import type { JobView } from '../types.js';
+import { compareDue, compareLasKeys, DUE_SLACK_S, queueOf, type LasKey } from './las-order.js';
+
+/** A running job as the index knows it. */
+export interface RunningLas {
+  readonly view: JobView;
+  readonly key: LasKey;
+  /** GPUs its tasks hold (a shared GPU counts whole): the most free whole GPUs preempting it can add. */
+  readonly gpuSlots: number;
+  /** Key in the demotion index, or null when it cannot be demoted further. */
+  readonly dueKey: readonly [number, number] | null;
+}
+
+/**
+ * Tiresias's running jobs by queue and arrival, kept from the queue's changes. A running job's
+ * attained service grows at the GPUs it holds, so the time it crosses its queue's threshold is
+ * derived when it starts (or is resized) and the job is moved to its next queue at the first pass
+ * from then on, instead of every running job's service being read at every pass.
+ */
+export class LasRunning {
+  private readonly byKey: BTreeOf<LasKey, RunningLas> = new BTree<LasKey, RunningLas>(undefined, compareLasKeys);
+  private readonly byId = new Map<string, RunningLas>();
+  private readonly demotions: BTreeOf<readonly [number, number], RunningLas> = new BTree<readonly [number, number], RunningLas>(undefined, compareDue);
+  /** Per queue: running jobs and the GPU slots they hold. */
+  private readonly counts: number[];
+  private readonly slots: number[];
+  private sequence = 0;
+
+  /**
+   * @param thresholdsGpuS the queues' service thresholds
+   * @param baseOf attained service a job's service is counted from (its last promotion), GPU-s
+   */
+  constructor(
+    private readonly thresholdsGpuS: readonly number[],
+    private readonly baseOf: (jobId: string) => number,
+  ) {
+    this.counts = new Array<number>(thresholdsGpuS.length + 1).fill(0);
+    this.slots = new Array<number>(thresholdsGpuS.length + 1).fill(0);
+  }
+
+  /** Running jobs indexed. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Takes a job in as it runs now, or out when it no longer runs. */
+  update(view: JobView, cluster: ClusterView, nowS: number): void {
+    this.remove(view.request.id);
+    if (view.phase === 'running') this.add(view, cluster, nowS);
+  }
+
+  /** Moves every job whose service crossed its queue's threshold by `nowS` to its new queue. */
+  demoteDue(cluster: ClusterView, nowS: number): void {
+    const due: RunningLas[] = [];
+    for (let pair = this.demotions.nextHigherPair(undefined); pair !== undefined && pair[0][0] <= nowS + DUE_SLACK_S; pair = this.demotions.nextHigherPair(pair[0])) {
+      due.push(pair[1]);
+    }
+    for (const entry of due) {
+      this.remove(entry.view.request.id);
+      this.add(entry.view, cluster, nowS);
+    }
+  }
+
+  /** True when some running job is in a queue below `queue`. */
+  anyBelow(queue: number): boolean {
+    for (let q = queue + 1; q < this.counts.length; q++) if (this.counts[q]! > 0) return true;
+    return false;
+  }
+
+  /** GPU slots held by running jobs in queues below `queue`. */
+  slotsBelow(queue: number): number {
+    let total = 0;
+    for (let q = queue + 1; q < this.slots.length; q++) total += this.slots[q]!;
+    return total;
+  }
+
+  /** Running jobs in queues below `queue`, lowest priority first (last queue, latest arrival). */
+  *lowestFirst(queue: number): Generator<RunningLas> {
+    for (let pair = this.byKey.nextLowerPair(undefined); pair !== undefined && pair[0].queue > queue; pair = this.byKey.nextLowerPair(pair[0])) {
+      yield pair[1];
+    }
+  }
+
+  private add(view: JobView, cluster: ClusterView, nowS: number): void {
+    const id = view.request.id;
+    const serviceGpuS = view.attainedGpuS - this.baseOf(id);
+    const queue = queueOf(serviceGpuS, this.thresholdsGpuS);
+    let gpuSlots = 0;
+    for (const task of cluster.tasksOf(id) ?? []) gpuSlots += task.gpuIndices.length;
+    let dueKey: readonly [number, number] | null = null;
+    if (queue < this.thresholdsGpuS.length && view.gpus > 0) {
+      dueKey = [nowS + (this.thresholdsGpuS[queue]! - serviceGpuS) / view.gpus, this.sequence++];
+    }
+    const entry: RunningLas = { view, key: { queue, submitS: view.request.submitS, id }, gpuSlots, dueKey };
+    this.byId.set(id, entry);
+    this.byKey.set(entry.key, entry);
+    if (dueKey !== null) this.demotions.set(dueKey, entry);
+    this.counts[queue]!++;
+    this.slots[queue]! += gpuSlots;
+  }
+
+  private remove(jobId: string): void {
+    const entry = this.byId.get(jobId);
+    if (!entry) return;
+    this.byId.delete(jobId);
+    this.byKey.delete(entry.key);
+    if (entry.dueKey !== null) this.demotions.delete(entry.dueKey);
+    this.counts[entry.key.queue]!--;
+    this.slots[entry.key.queue]! -= entry.gpuSlots;
+  }
+}

@@ -1,0 +1,220 @@
+import { BTree, type BTreeOf } from '../../model/btree.js';
+import { CapacityScratch } from '../../model/capacity.js';
+import type { ClusterView } from '../../model/cluster-state.js';
+import type { JobRequest } from '../../model/job-spec.js';
+import { nodeAllows } from '../placement/node-filter.js';
+import type { JobView } from '../types.js';
+import { compareDue, compareLasKeys, DUE_SLACK_S, type LasKey } from './las-order.js';
+import { identicalReplicas, shapeSignature } from './shape-queue.js';
+
+/** Each request's shape signature, worked out once (preempted jobs come back to the queue often). */
+const signatures = new WeakMap<JobRequest, string>();
+
+/** Waiting jobs of one queue that ask for the same gang, by arrival. */
+interface LasClass {
+  readonly queue: number;
+  readonly signature: string;
+  readonly jobs: BTreeOf<LasKey, JobView>;
+  readonly identical: boolean;
+  readonly example: JobRequest;
+  /** Its next job's key while it is in the walk, else null. */
+  walkKey: LasKey | null;
+  /** Its gang cannot be placed on the free capacity it last saw, which has only shrunk since. */
+  dead: boolean;
+}
+
+/** A waiting job as the index knows it. */
+interface WaitingLas {
+  readonly view: JobView;
+  readonly key: LasKey;
+  readonly shape: LasClass;
+  /** Key in the starvation index (the derived time it may be promoted), or null. */
+  readonly dueKey: readonly [number, number] | null;
+}
+
+/** Where a job stands: its queue and, when it may be promoted later, the derived time it may be. */
+export interface LasStanding {
+  readonly queue: number;
+  readonly promoteDueS: number | null;
+}
+
+/** What became of a job tried in a pass. */
+export type LasOutcome = 'started' | 'started-after-preempting' | 'failed';
+
+/**
+ * Tiresias's waiting jobs by queue and arrival, kept from the queue's changes. Jobs of one queue
+ * asking for the same gang form a class; a pass walks the classes in the order of their next
+ * jobs, which is the order of the queue, so it tries jobs exactly where a walk over every waiting
+ * job would change something:
+ * - a job that fails (to fit, or to fit by preempting) fails again on the same free capacity and
+ *   the same candidates for preemption, so its class sleeps until the pass starts a job, then
+ *   resumes at its first job after that point;
+ * - a gang of identical replicas that failed to fit cannot fit while the free capacity only shrinks
+ *   (a placement complete for identical replicas fails only when no arrangement exists): its class
+ *   is dead and is tried no more, until a node it could use gains capacity (the cluster logs every
+ *   node whose free capacity grows) or a preemption frees capacity; while running jobs of lower
+ *   queues could make room for it, it is still walked, to try preempting them.
+ * Waiting jobs attain no service, so a job's queue and the time it may be promoted are fixed while
+ * it waits: promotions are checked only for jobs whose derived time has come.
+ */
+export class LasWaiting {
+  private readonly classes = new Map<string, LasClass>();
+  private readonly byId = new Map<string, WaitingLas>();
+  private readonly walkOrder: BTreeOf<LasKey, LasClass> = new BTree<LasKey, LasClass>(undefined, compareLasKeys);
+  private readonly promotions: BTreeOf<readonly [number, number], WaitingLas> = new BTree<readonly [number, number], WaitingLas>(undefined, compareDue);
+  private readonly deadClasses = new Set<LasClass>();
+  private sequence = 0;
+  /** The cluster's growth mark when dead classes were last revisited. */
+  private growthMark = 0;
+
+  /** @param standingOf a waiting job's queue and the time it may be promoted */
+  constructor(private readonly standingOf: (view: JobView) => LasStanding) {}
+
+  /** Waiting jobs indexed. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Takes a job in as it waits now (its standing read afresh), or out when it no longer waits. */
+  update(view: JobView): void {
+    this.remove(view.request.id);
+    if (view.phase === 'queued') this.add(view);
+  }
+
+  /** Calls `promote` for each job whose derived promotion time has come and that `starved` says starves, then re-reads its standing. */
+  promoteDue(nowS: number, starved: (view: JobView) => boolean, promote: (view: JobView) => void): void {
+    const due: WaitingLas[] = [];
+    for (let pair = this.promotions.nextHigherPair(undefined); pair !== undefined && pair[0][0] <= nowS + DUE_SLACK_S; pair = this.promotions.nextHigherPair(pair[0])) {
+      due.push(pair[1]);
+    }
+    for (const entry of due) {
+      if (!starved(entry.view)) continue;
+      promote(entry.view);
+      this.update(entry.view);
+    }
+  }
+
+  /**
+   * One pass: tries jobs in queue order through `tryJob` (told the job's queue and whether its placement is known to fail),
+   * skipping jobs that would fail as said above. `canPreempt(queue)` tells whether running jobs of
+   * lower queues than `queue` could still be preempted; `complete` is the placement's
+   * `completeForIdentical`.
+   */
+  walk(
+    cluster: ClusterView,
+    complete: boolean,
+    canPreempt: (queue: number) => boolean,
+    tryJob: (view: JobView, queue: number, placementFails: boolean) => LasOutcome,
+  ): void {
+    this.reviveGrown(cluster);
+    for (const shape of this.deadClasses) if (canPreempt(shape.queue)) this.enterAfter(shape, undefined);
+    const sleeping: LasClass[] = [];
+    const moved = new Set<LasClass>();
+    let cursor: LasKey | undefined;
+    for (let pair = this.walkOrder.nextHigherPair(undefined); pair !== undefined; pair = this.walkOrder.nextHigherPair(cursor)) {
+      const [key, shape] = pair;
+      cursor = key;
+      const view = shape.jobs.get(key)!;
+      this.walkOrder.delete(key);
+      shape.walkKey = null;
+      moved.add(shape);
+      const outcome = tryJob(view, shape.queue, shape.dead);
+      if (outcome === 'failed') {
+        if (!shape.dead && shape.identical && complete) {
+          shape.dead = true;
+          this.deadClasses.add(shape);
+        }
+        if (shape.dead && !canPreempt(shape.queue)) moved.delete(shape);
+        else sleeping.push(shape);
+        continue;
+      }
+      this.remove(view.request.id);
+      if (outcome === 'started-after-preempting') {
+        // Capacity was freed: dead classes may fit again.
+        for (const other of this.deadClasses) {
+          other.dead = false;
+          moved.add(other);
+          if (other !== shape && other.walkKey === null) this.enterAfter(other, key);
+        }
+        this.deadClasses.clear();
+      }
+      this.enterAfter(shape, key);
+      // Capacity changed: sleeping classes resume at their first job after this one.
+      for (const other of sleeping.splice(0)) this.enterAfter(other, key);
+    }
+    // Outside a pass every live class stands at its first job; dead ones stand outside the walk.
+    for (const shape of moved) {
+      if (shape.walkKey !== null) this.walkOrder.delete(shape.walkKey);
+      shape.walkKey = null;
+      if (!shape.dead) this.enterAfter(shape, undefined);
+    }
+  }
+
+  /** Puts a class in the walk at its first job after `afterKey` (from its start when undefined), if any. */
+  private enterAfter(shape: LasClass, afterKey: LasKey | undefined): void {
+    if (shape.walkKey !== null) this.walkOrder.delete(shape.walkKey);
+    shape.walkKey = null;
+    if (shape.jobs.size === 0) return;
+    const next = afterKey === undefined ? shape.jobs.minKey() : shape.jobs.nextHigherKey(afterKey);
+    if (next === undefined) return;
+    shape.walkKey = next;
+    this.walkOrder.set(next, shape);
+  }
+
+  /** Dead classes come back when a node they could use gained capacity since they were last checked. */
+  private reviveGrown(cluster: ClusterView): void {
+    const mark = cluster.growthCount;
+    if (mark === this.growthMark) return;
+    const grown = [...new Set(cluster.grownNodesSince(this.growthMark))].filter((i) => cluster.schedulable(i));
+    this.growthMark = mark;
+    if (grown.length === 0 || this.deadClasses.size === 0) return;
+    const scratch = new CapacityScratch(cluster);
+    for (const shape of this.deadClasses) {
+      const { gpuTypes } = shape.example;
+      const fitsSomewhere = shape.example.roles.some((role) =>
+        grown.some((i) => nodeAllows(cluster.nodes[i]!, role.demand, gpuTypes) && scratch.fitCount(i, role.demand) > 0),
+      );
+      if (!fitsSomewhere) continue;
+      shape.dead = false;
+      this.deadClasses.delete(shape);
+      this.enterAfter(shape, undefined);
+    }
+  }
+
+  private add(view: JobView): void {
+    const { queue, promoteDueS } = this.standingOf(view);
+    let signature = signatures.get(view.request);
+    if (signature === undefined) {
+      signature = shapeSignature(view.request);
+      signatures.set(view.request, signature);
+    }
+    const name = `${queue}#${signature}`;
+    let shape = this.classes.get(name);
+    if (!shape) {
+      shape = { queue, signature, jobs: new BTree<LasKey, JobView>(undefined, compareLasKeys), identical: identicalReplicas(view.request), example: view.request, walkKey: null, dead: false };
+      this.classes.set(name, shape);
+    }
+    const key: LasKey = { queue, submitS: view.request.submitS, id: view.request.id };
+    shape.jobs.set(key, view);
+    const dueKey: readonly [number, number] | null = promoteDueS === null ? null : [promoteDueS, this.sequence++];
+    const entry: WaitingLas = { view, key, shape, dueKey };
+    this.byId.set(view.request.id, entry);
+    if (dueKey !== null) this.promotions.set(dueKey, entry);
+    if (!shape.dead && (shape.walkKey === null || compareLasKeys(key, shape.walkKey) < 0)) this.enterAfter(shape, undefined);
+  }
+
+  private remove(jobId: string): void {
+    const entry = this.byId.get(jobId);
+    if (!entry) return;
+    const { shape, key } = entry;
+    this.byId.delete(jobId);
+    if (entry.dueKey !== null) this.promotions.delete(entry.dueKey);
+    shape.jobs.delete(key);
+    if (shape.walkKey !== null && compareLasKeys(key, shape.walkKey) === 0) this.enterAfter(shape, key);
+    if (shape.jobs.size === 0) {
+      this.deadClasses.delete(shape);
+      shape.dead = false;
+      this.classes.delete(`${shape.queue}#${shape.signature}`);
+    }
+  }
+}
