@@ -484,8 +484,8 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.numbers[this.at + 39] = value;
   }
 
-  /** Names of the nodes the job has held tasks on, in the order it first used them (most jobs use one). */
-  private nodesUsedList: string[] | null = null;
+  /** Names of the nodes the job has held tasks on, in the order it first used them: the name alone while it used one (most jobs). */
+  private nodesUsedList: string | string[] | null = null;
   /** The same names as a set, once the list is long enough for a scan to cost more than a lookup. */
   private nodesUsedSet: Set<string> | null = null;
   /** Seconds spent paused by resizes and restarts. */
@@ -564,8 +564,8 @@ export class JobRuntime implements OracleJobView, JobRecord {
 
   /** What `request` returns while the job lives (made when first read, let go when the job ends). */
   private requestMade: JobRequest | null = null;
-  /** The job's ground truth (what oracle baselines read). */
-  readonly truth: JobTruth;
+  /** What `truth` returns while the job lives (made when first read, let go when the job ends). */
+  private truthMade: JobTruth | null = null;
 
   constructor(
     readonly spec: JobSpec,
@@ -583,7 +583,6 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.numbers[this.at + 25] = Infinity;
     this.numbers[this.at + 47] = nominalStepsPerS(spec);
     this.numbers[this.at + 48] = requestedGpus(spec);
-    this.truth = truthOf(spec);
     if (!(this.nominalRateStepsPerS > 0)) {
       throw new InvariantError(`job ${spec.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
     }
@@ -591,16 +590,18 @@ export class JobRuntime implements OracleJobView, JobRecord {
 
   /** Names of the nodes the job has held tasks on, in the order it first used them. */
   get nodesUsed(): readonly string[] {
-    return this.nodesUsedList ?? NO_NODES;
+    const list = this.nodesUsedList;
+    return list === null ? NO_NODES : typeof list === 'string' ? [list] : list;
   }
 
   /** Notes that the job holds a task on node `name`. */
   noteNodeUsed(name: string): void {
-    const list = this.nodesUsedList;
-    if (list === null) {
-      this.nodesUsedList = [name];
+    let list = this.nodesUsedList;
+    if (list === null || list === name) {
+      this.nodesUsedList = name;
       return;
     }
+    if (typeof list === 'string') this.nodesUsedList = list = [list];
     if (this.nodesUsedSet !== null) {
       if (this.nodesUsedSet.has(name)) return;
       this.nodesUsedSet.add(name);
@@ -626,6 +627,11 @@ export class JobRuntime implements OracleJobView, JobRecord {
     return (this.requestMade ??= requestOf(this.spec));
   }
 
+  /** The job's ground truth (what oracle baselines read). */
+  get truth(): JobTruth {
+    return (this.truthMade ??= truthOf(this.spec));
+  }
+
   /** The job's priority class (its spec's, `high` by default). */
   get priorityClass(): PriorityClass {
     return priorityOf(this.spec);
@@ -639,8 +645,8 @@ export class JobRuntime implements OracleJobView, JobRecord {
   set phase(next: JobPhase) {
     const from = this.currentPhase;
     this.currentPhase = next;
-    // An ended job's request is read again seldom if ever: a million of them need not stay made.
-    if (next === 'completed' || next === 'failed') this.requestMade = null;
+    // An ended job's request and truth are read again seldom if ever: a million of each need not stay made.
+    if (next === 'completed' || next === 'failed') this.requestMade = this.truthMade = null;
     this.watcher?.phaseChanged(this, from);
   }
 
