@@ -5,7 +5,8 @@ import { ClusterState } from '../../src/model/cluster-state.js';
 import type { JobRequest, ReplicaDemand } from '../../src/model/job-spec.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { queuedCandidate } from '../../src/policies/scheduling/drf.js';
-import { capacityOf, progressiveFill } from '../../src/policies/scheduling/drf-fill.js';
+import { capacityOf } from '../../src/policies/scheduling/drf-fill.js';
+import { progressiveFill } from './drf-reference.js';
 import type { PlacementPolicy } from '../../src/policies/types.js';
 
 const DEMANDS: ReplicaDemand[] = [
