@@ -118,7 +118,7 @@ function reallocate(context: SchedulingContext, book: DrfBook, runningElastic: I
     active: running,
     heldOverride,
     freedNodes: [...freed],
-    keepDeaths: false,
+    allStart: false,
   });
 
   // Phase 2: the differences, on the current cluster.

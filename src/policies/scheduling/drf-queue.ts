@@ -78,10 +78,11 @@ export interface DrfFillSetup {
   /** Nodes with more free capacity in the scratch than in the cluster (their failed classes are tried again). */
   readonly freedNodes?: readonly number[];
   /**
-   * True when the scratch is the cluster's free capacity and the pass's grants are all started:
-   * classes that fail stay dead after the pass (until a node they could use gains capacity).
+   * True when the scratch is the cluster's free capacity and every grant of the pass is started:
+   * classes that fail stay dead after the pass (until a node they could use gains capacity), and
+   * the jobs given tasks leave the queue at once. Otherwise both come back after the pass.
    */
-  readonly keepDeaths: boolean;
+  readonly allStart: boolean;
 }
 
 /**
@@ -114,6 +115,8 @@ export class DrfQueue {
   private complete = false;
   /** True during a pass, when users keep their state even with no queued job. */
   private inPass = false;
+  /** Queue positions of the jobs the last pass took out of the queue. */
+  private readonly takenPositions = new Map<string, number>();
 
   /**
    * @param weights the users' weights
@@ -129,9 +132,9 @@ export class DrfQueue {
     return this.entries.size;
   }
 
-  /** Where a queued job stands in the queue (its JobView.queuePosition). */
+  /** Where a queued job stands in the queue (its JobView.queuePosition), or stood if the last pass started it. */
   positionOf(jobId: string): number {
-    return this.entries.get(jobId)!.job.queuePosition;
+    return this.entries.get(jobId)?.job.queuePosition ?? this.takenPositions.get(jobId)!;
   }
 
   /** Takes in what changed; the first call reads the whole queue (a policy made mid-run, or handed a queue directly). */
@@ -162,11 +165,12 @@ export class DrfQueue {
    * take one (ties: the user's earliest such job), within that user to its job with the lowest
    * dominant share (ties: earlier submission, then id); a job whose task does not fit is skipped for
    * the rest of the pass. Queued jobs given tasks come back as new candidates; active ones are
-   * updated in place. The queue is as before afterwards (the next sync removes the jobs started).
+   * updated in place. Afterwards the queue holds what it held less the jobs started (see `allStart`).
    */
   fill(setup: DrfFillSetup): DrfGrant[] {
     const { scratch, placement } = setup;
     this.inPass = true;
+    this.takenPositions.clear();
     this.reviveGrown(setup.cluster, scratch, setup.freedNodes ?? []);
     const touched = new Set<UserState>();
     for (const [name, held] of setup.heldOverride ?? []) {
@@ -246,6 +250,7 @@ export class DrfQueue {
         }
         this.remove(job.request.id);
         taken.push(job);
+        this.takenPositions.set(job.request.id, job.queuePosition);
         const fresh = queuedCandidate(job.request);
         granted(user, fresh, tasks);
         if (nextRequest(fresh) !== null) user.active.push(fresh);
@@ -277,7 +282,7 @@ export class DrfQueue {
       shape.state = 'live';
       this.reposition(shape);
     }
-    if (!setup.keepDeaths) {
+    if (!setup.allStart) {
       for (const shape of diedNow) {
         if (shape.state !== 'dead') continue;
         shape.state = 'live';
@@ -291,7 +296,7 @@ export class DrfQueue {
       user.held = this.held.heldOf(user.name);
       this.rerank(user);
     }
-    for (const job of taken) this.add(job);
+    if (!setup.allStart) for (const job of taken) this.add(job);
     this.inPass = false;
     for (const user of touched) this.dropIfIdle(user);
     return grants;
@@ -406,7 +411,7 @@ export class DrfQueue {
   private add(job: JobView): void {
     const { request } = job;
     const user = this.userOf(drfUser(request));
-    const shape = this.classOf(minimumRequest(request));
+    const shape = this.classOf(request);
     let jobs = user.jobs.get(shape);
     if (jobs === undefined) {
       jobs = new BTree<Rank, JobView>(undefined, compareRanks);
@@ -435,8 +440,9 @@ export class DrfQueue {
     this.dropIfIdle(user);
   }
 
-  /** The class of a first gang: by its identical-gang key under a complete placement, else by the whole gang. */
-  private classOf(request: PlacementRequest): GangClass {
+  /** The class of a job's first gang: by its identical-gang key under a complete placement, else by the whole gang. */
+  private classOf(job: JobView['request']): GangClass {
+    const request = minimumRequest(job);
     const gangKey = this.complete ? identicalGangKey(request) : null;
     const signature = gangKey !== null ? `I|${gangKey}` : mixedSignature(request);
     let shape = this.classes.get(signature);
