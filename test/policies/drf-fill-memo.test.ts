@@ -5,7 +5,8 @@ import { ClusterState } from '../../src/model/cluster-state.js';
 import type { JobRequest, ReplicaDemand } from '../../src/model/job-spec.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { queuedCandidate } from '../../src/policies/scheduling/drf.js';
-import { capacityOf, progressiveFill } from '../../src/policies/scheduling/drf-fill.js';
+import { capacityOf } from '../../src/policies/scheduling/drf-fill.js';
+import { progressiveFill } from './drf-reference.js';
 import type { PlacementPolicy } from '../../src/policies/types.js';
 
 const DEMANDS: ReplicaDemand[] = [
@@ -24,7 +25,7 @@ function requestOf(k: number, j: { demand: number; replicas: number; user: numbe
   return { id: `j${k}`, kind: 'batch', submitS: k, user: `u${j.user}`, gpuTypes: [], roles, elastic, declaredSteps: null, targetLoss: null } as unknown as JobRequest;
 }
 
-describe('DRF progressive filling', () => {
+describe('the whole-queue DRF fill the incremental one is held to', () => {
   it('gives the same grants whether or not it skips the likes of a gang that failed', () => {
     const jobArb = fc.record({ demand: fc.integer({ min: 0, max: DEMANDS.length - 1 }), replicas: fc.integer({ min: 1, max: 3 }), user: fc.integer({ min: 0, max: 3 }), elastic: fc.boolean() });
     fc.assert(

@@ -11,7 +11,7 @@ import { packPlacement } from '../../src/policies/placement/pack.js';
 import { presetNames } from '../../src/policies/presets.js';
 import { createDrf, dominantShare } from '../../src/policies/scheduling/drf.js';
 import { createDrfDynamic, DRF_DYNAMIC_INTERVAL_S } from '../../src/policies/scheduling/drf-dynamic.js';
-import type { SchedulingAction, SchedulingContext } from '../../src/policies/types.js';
+import type { JobView, SchedulingAction, SchedulingContext } from '../../src/policies/types.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { Simulation } from '../../src/sim/simulation.js';
@@ -279,6 +279,27 @@ describe('drf shares per user', () => {
     const b = { ...elasticCpuJob('b', 1, 1, 1, 1e6), user: '' };
     const n = { ...elasticCpuJob('n', 2, 1, 1, 1e6), user: 'N' };
     expect(counts(createDrf().schedule(contextOf(cpuNode(6, 64), [a, b, n])))).toEqual({ a: { worker: 2 }, b: { worker: 2 }, n: { worker: 2 } });
+  });
+});
+
+describe('drf-dynamic between re-allocations', () => {
+  it('counts what users hold after changes a re-allocation pass was told of', () => {
+    // A (user u) starts at 1 s; the re-allocation at 10 s is told of that start; at 11 s B (u)
+    // and C (v) arrive and only one fits: u holds half the cluster, so C goes first although B was submitted earlier.
+    const cluster = new ClusterState(cpuNode(4, 64));
+    const job = (id: string, user: string, submitS: number): JobView =>
+      ({ request: { ...rigidCpuJob(id, submitS, 1, 2, 1, 100), user }, phase: 'queued', queuePosition: submitS, paused: false, workers: 0, ps: 0 }) as unknown as JobView;
+    const [a, b, c] = [job('A', 'u', 1), job('B', 'u', 2), job('C', 'v', 3)];
+    const policy = createDrfDynamic({ intervalS: 10 });
+    const pass = (nowS: number, queued: JobView[], running: JobView[], changes: Partial<SchedulingContext['changes']>): SchedulingAction[] =>
+      policy.schedule({ nowS, cluster, queued, queuedInOrder: () => queued, running, placement: packPlacement, scratch: () => new CapacityScratch(cluster), changes: { ...NO_CHANGES, ...changes } });
+    expect(pass(0, [], [], {})).toEqual([]);
+    const started = pass(1, [a], [], { queued: [a] });
+    expect(started.map((s) => s.jobId)).toEqual(['A']);
+    cluster.allocate('A', started[0]!.kind === 'start' ? started[0]!.tasks : []);
+    Object.assign(a, { phase: 'running', workers: 1 });
+    expect(pass(10, [], [a], { started: [a] })).toEqual([]);
+    expect(pass(11, [b, c], [a], { queued: [b, c] }).map((s) => s.jobId)).toEqual(['C']);
   });
 });
 

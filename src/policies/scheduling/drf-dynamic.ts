@@ -1,7 +1,7 @@
 import type { TaskPlacement } from '../../model/allocation.js';
 import type { JobView, PlainSchedulingPolicy, SchedulingAction, SchedulingContext } from '../types.js';
-import { createDrf, queuedCandidate, runningHeld, type DrfOptions } from './drf.js';
-import { capacityOf, drfUser, heldBy, minimumRequest, progressiveFill, type DrfCandidate, type UserWeights } from './drf-fill.js';
+import { DrfBook, type DrfOptions } from './drf.js';
+import { drfUser, heldBy, minimumRequest, type DrfCandidate, type ResourceAmounts } from './drf-fill.js';
 
 /**
  * Seconds between full DRF re-allocations: the Optimus paper's scheduling interval (10 minutes,
@@ -24,21 +24,45 @@ export interface DrfDynamicOptions extends DrfOptions {
  * keep what they hold, and no job is preempted. Between intervals it admits queued jobs as `drf` does.
  */
 export function createDrfDynamic(options: DrfDynamicOptions = {}): PlainSchedulingPolicy {
-  const weights = options.userWeights ?? {};
   const intervalS = options.intervalS ?? DRF_DYNAMIC_INTERVAL_S;
-  const admit = createDrf(options);
+  const book = new DrfBook(options.userWeights ?? {});
+  const elastic = new RunningElastic();
   let lastFullS: number | null = null;
   return {
     name: 'drf-dynamic',
     smallestStart: minimumRequest,
     tickS: intervalS,
     schedule(context: SchedulingContext): SchedulingAction[] {
+      book.sync(context);
+      elastic.sync(context);
       const due = lastFullS === null || context.nowS >= lastFullS + intervalS - 1e-6;
-      if (!due) return admit.schedule(context);
+      if (!due) return book.admit(context);
       lastFullS = context.nowS;
-      return reallocate(context, weights);
+      return reallocate(context, book, elastic.jobs.values());
     },
   };
+}
+
+/** The running elastic jobs in start order, kept from the changes (the first pass reads the running list). */
+class RunningElastic {
+  readonly jobs = new Map<string, JobView>();
+  private seeded = false;
+
+  sync(context: SchedulingContext): void {
+    if (!this.seeded) {
+      for (const view of context.running) if (view.request.elastic !== null) this.jobs.set(view.request.id, view);
+      this.seeded = true;
+    }
+    const { changes } = context;
+    for (const list of [changes.stopped, changes.queued, changes.resized]) {
+      for (const view of list) if (view.phase !== 'running') this.jobs.delete(view.request.id);
+    }
+    // Started jobs join the end in the order they started (a job started twice: where it started last).
+    for (const view of changes.started) {
+      this.jobs.delete(view.request.id);
+      if (view.phase === 'running' && view.request.elastic !== null) this.jobs.set(view.request.id, view);
+    }
+  }
 }
 
 /** A running job that DRF may resize: elastic, not paused, and at least at its minimum. */
@@ -57,46 +81,50 @@ interface Resizable {
  * tasks beyond its minimum are given back. Phase 2 applies only the differences to the current
  * cluster: jobs above their new share give back whole grants (newest tasks first), then the grants
  * the plan made are placed in the plan's order for the jobs that grow or start; a grant that no
- * longer fits is skipped with the rest of that job's grants.
+ * longer fits is skipped with the rest of that job's grants. It touches the running elastic jobs,
+ * the users holding them, and the queued jobs the plan tries, not the whole queue.
  */
-function reallocate(context: SchedulingContext, weights: UserWeights): SchedulingAction[] {
-  const capacity = capacityOf(context.cluster);
+function reallocate(context: SchedulingContext, book: DrfBook, runningElastic: Iterable<JobView>): SchedulingAction[] {
   const resizable = new Map<string, Resizable>();
-  for (const job of context.running) {
+  for (const job of runningElastic) {
     const r = resizableOf(job, context);
     if (r !== null) resizable.set(job.request.id, r);
   }
 
   // Phase 1: the fair shares, with resizable jobs back at their minimum.
   const plan = context.scratch();
-  const candidates: DrfCandidate[] = [];
+  const running: DrfCandidate[] = [];
+  const heldOverride = new Map<string, ResourceAmounts>();
+  const freed = new Set<number>();
   for (const r of resizable.values()) {
     const kept = new Set(r.kept);
-    plan.unreserve(r.tasks.filter((task) => !kept.has(task)));
-    candidates.push({
-      request: r.job.request,
-      user: drfUser(r.job.request),
-      running: true,
-      held: heldBy(r.kept),
-      workers: r.job.request.elastic!.minReplicas,
-      planned: [],
-      grants: 0,
-    });
+    const extra = r.tasks.filter((task) => !kept.has(task));
+    plan.unreserve(extra);
+    for (const task of extra) freed.add(task.nodeIndex);
+    const user = drfUser(r.job.request);
+    let held = heldOverride.get(user);
+    if (held === undefined) heldOverride.set(user, (held = book.held.heldOf(user)));
+    const keptHeld = heldBy(r.kept);
+    const fullHeld = heldBy(r.tasks);
+    held.gpuMilli += keptHeld.gpuMilli - fullHeld.gpuMilli;
+    held.cpuMilli += keptHeld.cpuMilli - fullHeld.cpuMilli;
+    held.memMiB += keptHeld.memMiB - fullHeld.memMiB;
+    running.push({ request: r.job.request, user, running: true, held: keptHeld, workers: r.job.request.elastic!.minReplicas, planned: [], grants: 0 });
   }
-  for (const job of context.queued) candidates.push(queuedCandidate(job.request));
-  const order = progressiveFill(candidates, {
-    capacity,
-    weights,
-    usersHeld: runningHeld(context, new Set(resizable.keys())),
+  const order = book.queue.fill({
+    cluster: context.cluster,
     placement: context.placement,
     scratch: plan,
+    active: running,
+    heldOverride,
+    freedNodes: [...freed],
+    allStart: false,
   });
 
   // Phase 2: the differences, on the current cluster.
   const scratch = context.scratch();
   const removals = new Map<string, TaskPlacement[]>();
-  for (const c of candidates) {
-    if (!c.running) continue;
+  for (const c of running) {
     const r = resizable.get(c.request.id)!;
     if (c.grants >= r.extraGrants) continue;
     const remove = newestGrants(r, r.extraGrants - c.grants);
@@ -121,17 +149,17 @@ function reallocate(context: SchedulingContext, weights: UserWeights): Schedulin
     added.set(id, [...(added.get(id) ?? []), ...tasks]);
   }
 
+  // Running jobs in start order, then queued ones in queue order.
   const actions: SchedulingAction[] = [];
-  for (const c of candidates) {
+  for (const c of running) {
     const id = c.request.id;
     const add = added.get(id) ?? [];
-    if (c.running) {
-      const remove = removals.get(id) ?? [];
-      if (add.length > 0 || remove.length > 0) actions.push({ kind: 'resize', jobId: id, add, remove });
-    } else if (add.length > 0) {
-      actions.push({ kind: 'start', jobId: id, tasks: add });
-    }
+    const remove = removals.get(id) ?? [];
+    if (add.length > 0 || remove.length > 0) actions.push({ kind: 'resize', jobId: id, add, remove });
   }
+  const starts = [...added.keys()].filter((id) => !resizable.has(id)).map((id) => ({ id, at: book.queue.positionOf(id) }));
+  starts.sort((a, b) => a.at - b.at);
+  for (const { id } of starts) actions.push({ kind: 'start', jobId: id, tasks: added.get(id)! });
   return actions;
 }
 

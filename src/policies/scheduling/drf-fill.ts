@@ -1,10 +1,8 @@
 import { assertNever } from '../../errors.js';
 import type { TaskPlacement } from '../../model/allocation.js';
-import type { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobRequest, RoleSpec } from '../../model/job-spec.js';
-import type { JobShapeRequest, PlacementPolicy, PlacementRequest, ReplicaRequest } from '../types.js';
-import { identicalGangKey } from './gang-key.js';
+import type { JobShapeRequest, PlacementRequest, ReplicaRequest } from '../types.js';
 
 /** Resources a job or user holds (or the cluster has), in the simulator's integer units. */
 export interface ResourceAmounts {
@@ -67,6 +65,11 @@ export function capacityOf(cluster: ClusterView): ResourceAmounts {
   return { gpuMilli: cluster.totalGpus * 1000, cpuMilli: cluster.totalCpuMilli, memMiB: cluster.totalMemMiB };
 }
 
+/** A queued job as a candidate: it holds nothing yet. */
+export function queuedCandidate(request: JobRequest): DrfCandidate {
+  return { request, user: drfUser(request), running: false, held: noResources(), workers: 0, planned: [], grants: 0 };
+}
+
 /** Nothing held. */
 export function noResources(): ResourceAmounts {
   return { gpuMilli: 0, cpuMilli: 0, memMiB: 0 };
@@ -84,123 +87,6 @@ export function heldBy(tasks: readonly TaskPlacement[]): ResourceAmounts {
   const held = noResources();
   for (const task of tasks) addTask(held, task);
   return held;
-}
-
-/** What one DRF pass needs besides its candidates. */
-export interface FillSetup {
-  readonly capacity: ResourceAmounts;
-  readonly weights: UserWeights;
-  /** What each user holds outside the candidates' `held` (running jobs that are not candidates). */
-  readonly usersHeld: Map<string, ResourceAmounts>;
-  readonly placement: PlacementPolicy;
-  readonly scratch: CapacityScratch;
-}
-
-/**
- * Weighted DRF by progressive filling (REFERENCE §6): repeatedly gives one more task to the user
- * with the lowest weighted dominant share (what all the user's jobs hold, running ones included)
- * among users with a job that can still take one; within that user, to the job with the lowest
- * dominant share (ties: earlier submission, then id). A job whose task does not fit is skipped for
- * the rest of the pass. Stops when no task fits. Candidates' `held`, `workers`, `planned` and
- * `grants` are updated in place; every grant is reserved in the scratch. Returns the grants in
- * the order they were made.
- */
-export function progressiveFill(candidates: readonly DrfCandidate[], setup: FillSetup): DrfGrant[] {
-  const { capacity, weights, usersHeld } = setup;
-  const userHeld = (user: string): ResourceAmounts => {
-    let held = usersHeld.get(user);
-    if (!held) usersHeld.set(user, (held = noResources()));
-    return held;
-  };
-  for (const c of candidates) {
-    const held = userHeld(c.user);
-    held.gpuMilli += c.held.gpuMilli;
-    held.cpuMilli += c.held.cpuMilli;
-    held.memMiB += c.held.memMiB;
-  }
-  const open = new Map<string, DrfCandidate[]>();
-  for (const c of candidates) {
-    if (nextRequest(c) === null) continue;
-    const list = open.get(c.user) ?? [];
-    list.push(c);
-    open.set(c.user, list);
-  }
-  const order: DrfGrant[] = [];
-  // Gangs of identical replicas that failed: the free capacity only shrinks in a pass, so their likes fail too (a complete placement).
-  const failed = new Set<string>();
-  const complete = setup.placement.completeForIdentical === true;
-  while (open.size > 0) {
-    const user = lowestUser(open, usersHeld, capacity, weights);
-    const jobs = open.get(user)!;
-    const k = lowestJob(jobs, capacity);
-    const candidate = jobs[k]!;
-    const request = nextRequest(candidate);
-    const key = request !== null && complete ? identicalGangKey(request) : null;
-    const tasks = request === null || (key !== null && failed.has(key)) ? null : setup.placement.place(setup.scratch, request);
-    if (tasks === null) {
-      if (key !== null) failed.add(key);
-      jobs.splice(k, 1);
-    } else {
-      const held = userHeld(user);
-      for (const task of tasks) {
-        candidate.planned.push(task);
-        addTask(candidate.held, task);
-        addTask(held, task);
-        if (task.role === 'worker') candidate.workers++;
-      }
-      candidate.grants++;
-      order.push({ candidate, tasks });
-      if (nextRequest(candidate) === null) jobs.splice(k, 1);
-    }
-    if (jobs.length === 0) open.delete(user);
-  }
-  return order;
-}
-
-/** The user with the lowest weighted dominant share among `open`; ties: the user of the earliest-submitted open job, then its id. */
-function lowestUser(
-  open: ReadonlyMap<string, readonly DrfCandidate[]>,
-  usersHeld: ReadonlyMap<string, ResourceAmounts>,
-  capacity: ResourceAmounts,
-  weights: UserWeights,
-): string {
-  let best = '';
-  let bestShare = Infinity;
-  let bestFirst: JobRequest | null = null;
-  for (const [user, jobs] of open) {
-    const share = dominantShare(usersHeld.get(user)!, capacity, weights[user] ?? 1);
-    const first = earliest(jobs);
-    if (share < bestShare || (share === bestShare && bestFirst !== null && before(first, bestFirst))) {
-      best = user;
-      bestShare = share;
-      bestFirst = first;
-    }
-  }
-  return best;
-}
-
-function earliest(jobs: readonly DrfCandidate[]): JobRequest {
-  let first = jobs[0]!.request;
-  for (const c of jobs) if (before(c.request, first)) first = c.request;
-  return first;
-}
-
-function before(a: JobRequest, b: JobRequest): boolean {
-  return a.submitS < b.submitS || (a.submitS === b.submitS && a.id < b.id);
-}
-
-/** Index of the job with the lowest dominant share; ties: earlier submission, then id. */
-function lowestJob(jobs: readonly DrfCandidate[], capacity: ResourceAmounts): number {
-  let best = 0;
-  let bestShare = Infinity;
-  jobs.forEach((c, k) => {
-    const share = dominantShare(c.held, capacity, 1);
-    if (share < bestShare || (share === bestShare && before(c.request, jobs[best]!.request))) {
-      best = k;
-      bestShare = share;
-    }
-  });
-  return best;
 }
 
 /**

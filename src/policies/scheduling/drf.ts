@@ -1,8 +1,9 @@
 import type { PlainSchedulingPolicy, SchedulingAction, SchedulingContext } from '../types.js';
+import { DrfQueue } from './drf-queue.js';
 import { HeldByUser } from './held-by-user.js';
-import { capacityOf, heldBy, minimumRequest, noResources, progressiveFill, drfUser, type DrfCandidate, type ResourceAmounts, type UserWeights } from './drf-fill.js';
+import { minimumRequest, type DrfGrant, type UserWeights } from './drf-fill.js';
 
-export { dominantShare, type ResourceAmounts, type UserWeights } from './drf-fill.js';
+export { dominantShare, queuedCandidate, type ResourceAmounts, type UserWeights } from './drf-fill.js';
 
 /** Options of the DRF schedulers. */
 export interface DrfOptions {
@@ -18,55 +19,47 @@ export interface DrfOptions {
  * allocation while it runs. Nothing is grown, shrunk or preempted.
  */
 export function createDrf(options: DrfOptions = {}): PlainSchedulingPolicy {
-  const weights = options.userWeights ?? {};
-  // What users' running jobs hold, kept from the changes rather than summed at every pass.
-  const held = new HeldByUser();
+  const book = new DrfBook(options.userWeights ?? {});
   return {
     name: 'drf',
     smallestStart: minimumRequest,
     schedule(context: SchedulingContext): SchedulingAction[] {
-      held.sync(context.cluster, () => context.running, context.changes);
-      const candidates = context.queued.map((job) => queuedCandidate(job.request));
-      const scratch = context.scratch();
-      progressiveFill(candidates, {
-        capacity: capacityOf(context.cluster),
-        weights,
-        usersHeld: held.snapshot(),
-        placement: context.placement,
-        scratch,
-      });
-      return startsOf(candidates);
+      book.sync(context);
+      return book.admit(context);
     },
   };
 }
 
-/** A queued job as a candidate: it holds nothing yet. */
-export function queuedCandidate(request: DrfCandidate['request']): DrfCandidate {
-  return { request, user: drfUser(request), running: false, held: noResources(), workers: 0, planned: [], grants: 0 };
-}
+/** What a DRF scheduler keeps between passes, from the changes it is told: what users hold, and the queue. */
+export class DrfBook {
+  /** What each user's running jobs hold. */
+  readonly held = new HeldByUser();
+  /** The queued jobs in DRF's order. */
+  readonly queue: DrfQueue;
 
-/** What each user's running jobs hold, by DRF user. */
-export function runningHeld(context: SchedulingContext, skip?: ReadonlySet<string>): Map<string, ResourceAmounts> {
-  const byUser = new Map<string, ResourceAmounts>();
-  for (const job of context.running) {
-    if (skip?.has(job.request.id)) continue;
-    const held = heldBy(context.cluster.tasksOf(job.request.id) ?? []);
-    const user = drfUser(job.request);
-    const total = byUser.get(user);
-    if (total === undefined) {
-      byUser.set(user, held);
-    } else {
-      total.gpuMilli += held.gpuMilli;
-      total.cpuMilli += held.cpuMilli;
-      total.memMiB += held.memMiB;
-    }
+  constructor(weights: UserWeights) {
+    this.queue = new DrfQueue(weights, this.held);
   }
-  return byUser;
+
+  /** Takes in what changed since the last pass (every pass must be told). */
+  sync(context: SchedulingContext): void {
+    this.held.sync(context.cluster, () => context.running, context.changes);
+    this.queue.sync(context.cluster, context.placement, () => context.queued, context.changes);
+  }
+
+  /** One admission pass: queued jobs start with what progressive filling gives them on the free capacity. */
+  admit(context: SchedulingContext): SchedulingAction[] {
+    const grants = this.queue.fill({ cluster: context.cluster, placement: context.placement, scratch: context.scratch(), allStart: true });
+    return startsOf(grants, (jobId) => this.queue.positionOf(jobId));
+  }
 }
 
-/** A start action for every queued candidate that was given tasks. */
-export function startsOf(candidates: readonly DrfCandidate[]): SchedulingAction[] {
-  const actions: SchedulingAction[] = [];
-  for (const c of candidates) if (!c.running && c.planned.length > 0) actions.push({ kind: 'start', jobId: c.request.id, tasks: c.planned });
-  return actions;
+/** A start action for every queued job given tasks, in queue order (`position` of a queued job's id). */
+export function startsOf(grants: readonly DrfGrant[], position: (jobId: string) => number): SchedulingAction[] {
+  const started = new Set<DrfGrant['candidate']>();
+  for (const { candidate } of grants) if (!candidate.running) started.add(candidate);
+  return [...started]
+    .map((c) => ({ c, at: position(c.request.id) }))
+    .sort((a, b) => a.at - b.at)
+    .map(({ c }) => ({ kind: 'start' as const, jobId: c.request.id, tasks: c.planned }));
 }

@@ -10,6 +10,8 @@ import { drfUser, heldBy, type ResourceAmounts } from './drf-fill.js';
 export class HeldByUser {
   private readonly byJob = new Map<string, { readonly user: string; readonly held: ResourceAmounts }>();
   private readonly byUser = new Map<string, ResourceAmounts>();
+  /** Users whose holdings changed since takeTouched was last called. */
+  private touched = new Set<string>();
   private seeded = false;
 
   /** Takes in what changed; the first call reads every running job (a policy made mid-run, or handed the running list directly). */
@@ -26,6 +28,19 @@ export class HeldByUser {
     }
   }
 
+  /** What the user's running jobs hold now (a copy). */
+  heldOf(user: string): ResourceAmounts {
+    const held = this.byUser.get(user);
+    return held === undefined ? { gpuMilli: 0, cpuMilli: 0, memMiB: 0 } : { ...held };
+  }
+
+  /** The users whose holdings changed since the last call. */
+  takeTouched(): ReadonlySet<string> {
+    const touched = this.touched;
+    this.touched = new Set();
+    return touched;
+  }
+
   /** A copy of the holdings by user (the caller may change it). */
   snapshot(): Map<string, ResourceAmounts> {
     const copy = new Map<string, ResourceAmounts>();
@@ -37,6 +52,7 @@ export class HeldByUser {
     const held = heldBy(cluster.tasksOf(job.request.id) ?? []);
     const user = drfUser(job.request);
     this.byJob.set(job.request.id, { user, held });
+    this.touched.add(user);
     const total = this.byUser.get(user);
     if (total === undefined) {
       this.byUser.set(user, { ...held });
@@ -51,6 +67,7 @@ export class HeldByUser {
     const entry = this.byJob.get(jobId);
     if (!entry) return;
     this.byJob.delete(jobId);
+    this.touched.add(entry.user);
     const total = this.byUser.get(entry.user)!;
     total.gpuMilli -= entry.held.gpuMilli;
     total.cpuMilli -= entry.held.cpuMilli;
