@@ -16,6 +16,7 @@ import { printJson } from './output.js';
 
 interface BenchArgs {
   only?: string;
+  list?: boolean;
   case?: string;
   caseTimeout?: number;
   rows?: number;
@@ -103,6 +104,7 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
   builder: (yargs: Argv<object>) =>
     yargs
       .option('only', { type: 'string', describe: 'comma-separated cases and benchmarks (default: all; `dlsim bench --list` names them)' })
+      .option('list', { type: 'boolean', describe: 'print the names of every case and benchmark, one a line, and stop' })
       .option('case-timeout', { type: 'string', coerce: wholeNumberOption('--case-timeout', 1), describe: 'seconds a case (each size of a scaling case) may run before it is stopped and reported as failing its target (default: no limit)' })
       .option('case', { type: 'string', hidden: true, describe: 'run one case in this process and print its figures as JSON (what each case\'s child process does)' })
       .option('rows', { type: 'string', coerce: wholeNumberOption('--rows', 1), describe: 'rows of the generated trace import-memory imports (default 1,000,000; 20,000 with --quick)' })
@@ -132,6 +134,10 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
     }
     if (args.case !== undefined) return printJson(await childFigures(args.case, args.quick === true));
     const cases = caseNames();
+    if (args.list === true) {
+      process.stdout.write(`${[...cases, ...Object.keys(BENCHMARKS)].join('\n')}\n`);
+      return;
+    }
     const names = args.only ? args.only.split(',').map((n) => n.trim()).filter((n) => n !== '') : [...cases, ...Object.keys(BENCHMARKS)];
     for (const name of names) {
       if (!BENCHMARKS[name] && !cases.includes(name)) {
