@@ -95,6 +95,52 @@ export function priorityOf(job: Pick<JobSpec, 'priority'>): PriorityClass {
   return job.priority ?? 'high';
 }
 
+/**
+ * How DLRover optimises a PS job's resources (an ElasticJob's `optimizeMode`): `manual` (the user's
+ * sizes, no auto-scaling), `single-job` (the job master's local optimizer), `cluster` (the brain
+ * service, with history).
+ */
+export type OptimizeMode = 'manual' | 'single-job' | 'cluster';
+
+/** A job's total resource budget (an ElasticJob's `resourceLimits`): what auto-scaling may give all its replicas together. */
+export interface ResourceLimits {
+  readonly cpuMilli: number;
+  readonly memMiB: number;
+}
+
+/**
+ * The training data of a job whose workers read it through dynamic sharding (DLRover's master,
+ * REFERENCE §2): `epochs` passes over `samplesPerEpoch` samples, `batchSize` samples a step, a
+ * shard being `batchSize` x `minibatchesPerShard` samples.
+ */
+export interface DataSpec {
+  readonly samplesPerEpoch: number;
+  readonly epochs: number;
+  readonly batchSize: number;
+  /** Minibatches (steps) per shard; DLRover's default 10. */
+  readonly minibatchesPerShard: number;
+}
+
+/**
+ * Ground truth of a parameter-server job beyond its speed model, hidden from policies (see
+ * model/ps-truth.ts): how its variables spread over the PS, how PS memory grows with new embedding
+ * ids, and what a worker's memory really is.
+ */
+export interface PsTruth {
+  /**
+   * Relative sizes of the model's variables, assigned to the PS round robin in this order (as
+   * TensorFlow places variables); a PS's share of the update work and of the memory is its
+   * variables' share of the total. Uneven sizes make one PS hot.
+   */
+  readonly variableSizes: readonly number[];
+  /** PS memory in use at step 0, summed over all PS, MiB. */
+  readonly psMemBaseMiB: number;
+  /** PS memory added per training step by new embedding ids, summed over all PS, MiB (0: a dense model). */
+  readonly psMemGrowthMiBPerStep: number;
+  /** Memory a worker (or the chief) uses, MiB. */
+  readonly workerMemMiB: number;
+}
+
 /** A job as submitted: everything the workload knows about it (static). */
 export interface JobSpec {
   /** Unique job id. */
@@ -135,13 +181,23 @@ export interface JobSpec {
   readonly startupS?: number;
   /** Priority class; absent = high (see PriorityClass). */
   readonly priority?: PriorityClass;
+  /** The dataset it trains on (the auto-scaler's history matches jobs by user and dataset); absent: unknown. */
+  readonly dataset?: string;
+  /** Its total resource budget for auto-scaling; absent: none given. */
+  readonly resourceLimits?: ResourceLimits;
+  /** How DLRover optimises its resources; absent: the auto-scaling policy's default. */
+  readonly optimizeMode?: OptimizeMode;
+  /** Its training data, when its workers read it through dynamic sharding. */
+  readonly data?: DataSpec;
+  /** Ground truth of a PS job's CPU, memory and hot PS (hidden from policies); absent: the usage model's defaults. */
+  readonly psTruth?: PsTruth;
 }
 
 /**
  * A job as its submitter declares it and a real controller sees it: its spec without the ground
  * truth of how it trains (speed model, loss curve, true step count).
  */
-export interface JobRequest extends Omit<JobSpec, 'speed' | 'loss' | 'totalSteps'> {
+export interface JobRequest extends Omit<JobSpec, 'speed' | 'loss' | 'totalSteps' | 'psTruth'> {
   /**
    * Steps the submitter asked for: a training job's step count when it has no loss curve; null when
    * it ends on convergence, and for a replayed trace job (its run time is the trace's record, not
@@ -158,6 +214,8 @@ export interface JobTruth {
   readonly loss: LossCurveSpec | null;
   /** Steps the job really takes (for a job with a loss curve: where it reaches its target loss). */
   readonly totalSteps: number;
+  /** A PS job's hidden CPU, memory and hot-PS model; null: the usage model's defaults. */
+  readonly psTruth: PsTruth | null;
 }
 
 /** The request of a job: its spec without speed, loss and totalSteps, plus what the submitter declared. */
@@ -180,6 +238,10 @@ export function requestOf(spec: JobSpec): JobRequest {
     checkpoint: spec.checkpoint,
     startupS: spec.startupS,
     priority: spec.priority,
+    dataset: spec.dataset,
+    resourceLimits: spec.resourceLimits,
+    optimizeMode: spec.optimizeMode,
+    data: spec.data,
     declaredSteps: loss || speed.kind === 'fixed' ? null : spec.totalSteps,
     targetLoss: loss ? loss.targetLoss : null,
   } satisfies Record<keyof JobRequest, unknown>;
@@ -187,7 +249,7 @@ export function requestOf(spec: JobSpec): JobRequest {
 
 /** The ground truth of a job. */
 export function truthOf(spec: JobSpec): JobTruth {
-  return { speed: spec.speed, loss: spec.loss ?? null, totalSteps: spec.totalSteps };
+  return { speed: spec.speed, loss: spec.loss ?? null, totalSteps: spec.totalSteps, psTruth: spec.psTruth ?? null };
 }
 
 /** Total demand of all replicas of a job at its requested size. */

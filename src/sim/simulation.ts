@@ -1,3 +1,4 @@
+import type { ScalePlanRecord } from '../model/scale-plan.js';
 import { Engine } from '../engine/engine.js';
 import { assertNever, InvariantError } from '../errors.js';
 import { ClusterState } from '../model/cluster-state.js';
@@ -28,6 +29,8 @@ export interface SimResult {
   readonly endS: number;
   /** Faults, repairs and what they did to jobs, in time order (empty without faults). */
   readonly timeline: readonly TimelineRow[];
+  /** The auto-scaler's plans, as ScalePlans, in the order they were made (empty without auto-scaling). */
+  readonly scalePlans: readonly ScalePlanRecord[];
 }
 
 /** Options for tests and tools. */
@@ -46,6 +49,8 @@ export interface SimOptions {
 /** Wires the engine, the cluster state, the jobs and the policy stack; the only code that changes cluster state. */
 export class Simulation {
   readonly cluster: ClusterState;
+  /** Plans the auto-scaler made, as ScalePlans, in order. */
+  private readonly scalePlans: ScalePlanRecord[] = [];
   private readonly engine: Engine<SimEvent>;
   private readonly jobs: JobRuntime[];
   private readonly control: JobControl;
@@ -154,7 +159,7 @@ export class Simulation {
       events: this.engine.dispatched,
     });
     this.checker?.afterRun(summary, endS);
-    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline };
+    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans };
   }
 
   private isStale(event: SimEvent): boolean {
