@@ -119,7 +119,22 @@ const KIND_ONLY_KEYS = [
   ['ps', ['ps']],
   ['chief', ['allreduce', 'ps']],
   ['loss', ['allreduce', 'ps']],
+  ['psTruth', ['ps']],
+  ['optimizeMode', ['ps']],
 ] as const;
+
+/** The hidden truth of a PS job (model/ps-truth.ts): hot PS, memory growth, what a worker and a PS use. */
+const psTruthSchema = z.strictObject(
+  {
+    variableSizes: z.array(positiveUpTo(1e12), says('expected a list of positive numbers')).min(1, says('expected at least one variable size')).max(100_000, says('expected at most 100000 variable sizes')),
+    psMemBaseGiB: positiveUpTo(MAX_MEM_GIB),
+    psMemGrowthMiBPerStep: z.number(says('expected a number >= 0')).min(0, says('expected a number >= 0')).max(MAX_MEM_GIB * 1024, says(`expected at most ${MAX_MEM_GIB * 1024}`)).default(0),
+    workerMemGiB: memGiBSchema,
+    workerCpuCores: cpuCoresSchema,
+    psCpuCores: cpuCoresSchema,
+  },
+  says('expected a mapping {variableSizes, psMemBaseGiB, psMemGrowthMiBPerStep, workerMemGiB, workerCpuCores, psCpuCores}'),
+);
 
 const jobSchema = z
   .strictObject({
@@ -159,9 +174,15 @@ const jobSchema = z
         says('expected a mapping {t0, t1, t2, t3}'),
       )
       .optional(),
+    // The dataset it trains on (the auto-scaler's history matches jobs by user and dataset).
+    dataset: nameSchema.optional(),
+    // Its CPU and memory budget for auto-scaling (DLRover's resourceLimits).
+    resourceLimits: z.strictObject({ cpuCores: cpuCoresSchema, memGiB: memGiBSchema }, says('expected a mapping {cpuCores, memGiB}')).optional(),
+    optimizeMode: z.enum(['manual', 'single-job', 'cluster'], says('expected one of manual, single-job, cluster')).optional(),
+    psTruth: psTruthSchema.optional(),
     elastic: z
       .strictObject(
-        { min: replicasSchema, max: replicasSchema, unit: replicasSchema.default(1) },
+        { min: wholeUpTo(MAX_REPLICAS), max: replicasSchema, unit: replicasSchema.default(1) },
         says('expected a mapping {min, max, unit}'),
       )
       .optional(),
@@ -220,6 +241,8 @@ const jobSchema = z
         ctx.addIssue({ code: 'custom', path: ['elastic', 'min'], message: `min (${elastic.min}) exceeds replicas (${job.replicas})` });
       } else if (elastic.max < job.replicas) {
         ctx.addIssue({ code: 'custom', path: ['elastic', 'max'], message: `max (${elastic.max}) is below replicas (${job.replicas})` });
+      } else if (elastic.min === 0 && job.chief === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['elastic', 'min'], message: 'min 0 needs a chief (a job trains with at least one worker or a chief)' });
       } else if (elastic.min % elastic.unit !== 0 || elastic.max % elastic.unit !== 0) {
         ctx.addIssue({ code: 'custom', path: ['elastic', 'unit'], message: `unit (${elastic.unit}) must divide min (${elastic.min}) and max (${elastic.max})` });
       }

@@ -459,9 +459,10 @@ export class FaultHandler {
   onOom(job: JobRuntime): void {
     const task = this.control.shortOfMemory(job);
     if (!task) return;
-    const useMiB = job.spec.roles.find((r) => r.role === task.role)!.memUseMiB!;
-    const detail = `${task.role} pod with ${task.demand.memMiB / 1024} GiB uses ${useMiB / 1024} GiB`;
+    const useMiB = this.control.memNeedMiB(job, task, job.progressSteps) ?? task.demand.memMiB;
+    const detail = `${task.role} pod with ${round2(task.demand.memMiB / 1024)} GiB uses ${round2(useMiB / 1024)} GiB`;
     this.faults.log({ timeS: this.engine.nowS, event: 'job-oom', faultType: '', node: this.cluster.nodes[task.nodeIndex]!.name, gpu: null, jobId: job.spec.id, detail });
+    (job.psStats ??= { maxPs: 0, oomKills: 0, psMigrations: 0 }).oomKills++;
     this.crash(job, null, 'OOM-killed', task);
   }
 
@@ -526,4 +527,9 @@ function tasksByNode(tasks: readonly TaskPlacement[]): Map<number, TaskPlacement
     else byNode.set(task.nodeIndex, [task]);
   }
   return byNode;
+}
+
+/** Rounded to two decimals, for messages. */
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
 }

@@ -17,6 +17,7 @@ import { FaultTracker, type TimelineRow } from './fault-tracker.js';
 import { FaultHandler } from './fault-handler.js';
 import { EverFits } from './ever-fits.js';
 import { JobControl } from './job-control.js';
+import { ScalePlanLog } from './scale-plan-log.js';
 import { PolicyHost } from './policy-host.js';
 import { InvariantChecker, invariantChecksByDefault } from './invariants.js';
 import { JobNumbers, JobRuntime } from './job-runtime.js';
@@ -50,7 +51,7 @@ export interface SimOptions {
 export class Simulation {
   readonly cluster: ClusterState;
   /** Plans the auto-scaler made, as ScalePlans, in order. */
-  private readonly scalePlans: ScalePlanRecord[] = [];
+  private readonly scalePlans = new ScalePlanLog();
   private readonly engine: Engine<SimEvent>;
   private readonly jobs: JobRuntime[];
   private readonly control: JobControl;
@@ -86,6 +87,7 @@ export class Simulation {
       cluster: this.cluster,
       control: this.control,
       scenario,
+      scalePlans: this.scalePlans,
       ...(options.schedulingPolicy ? { schedulingPolicy: options.schedulingPolicy } : {}),
       ...(options.autoscalePolicy ? { autoscalePolicy: options.autoscalePolicy } : {}),
       ...(options.dataPolicy ? { dataPolicy: options.dataPolicy } : {}),
@@ -159,7 +161,7 @@ export class Simulation {
       events: this.engine.dispatched,
     });
     this.checker?.afterRun(summary, endS);
-    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans };
+    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans.plans };
   }
 
   private isStale(event: SimEvent): boolean {
@@ -239,6 +241,7 @@ export class Simulation {
     const job = this.jobs[jobIndex]!;
     const next = this.jobs[jobIndex + 1];
     if (next) this.engine.scheduleAt(next.spec.submitS, { kind: 'job-arrival', jobIndex: jobIndex + 1 });
+    this.host.createPlan(job);
     if (this.everFits(job)) this.control.arrive(job);
     else this.control.rejectUnschedulable(job);
   }
