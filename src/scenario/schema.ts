@@ -120,6 +120,7 @@ const KIND_ONLY_KEYS = [
   ['chief', ['allreduce', 'ps']],
   ['loss', ['allreduce', 'ps']],
   ['psTruth', ['ps']],
+  ['data', ['allreduce', 'ps']],
   ['optimizeMode', ['ps']],
 ] as const;
 
@@ -180,6 +181,18 @@ const jobSchema = z
     resourceLimits: z.strictObject({ cpuCores: cpuCoresSchema, memGiB: memGiBSchema }, says('expected a mapping {cpuCores, memGiB}')).optional(),
     optimizeMode: z.enum(['manual', 'single-job', 'cluster'], says('expected one of manual, single-job, cluster')).optional(),
     psTruth: psTruthSchema.optional(),
+    // Its training data, read through dynamic sharding: the job's steps are its epochs at batchSize a step.
+    data: z
+      .strictObject(
+        {
+          samplesPerEpoch: countUpTo(1e15),
+          epochs: countUpTo(1_000_000),
+          batchSize: countUpTo(1e9),
+          minibatchesPerShard: countUpTo(1_000_000).default(10),
+        },
+        says('expected a mapping {samplesPerEpoch, epochs, batchSize, minibatchesPerShard}'),
+      )
+      .optional(),
     elastic: z
       .strictObject(
         { min: wholeUpTo(MAX_REPLICAS), max: replicasSchema, unit: replicasSchema.default(1) },
@@ -225,8 +238,10 @@ const jobSchema = z
       } else if (job.duration === undefined) {
         ctx.addIssue({ code: 'custom', path: [], message: 'a batch job needs a duration' });
       }
-    } else if (job.duration !== undefined && job.steps !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['steps'], message: 'give either duration or steps, not both' });
+    } else if ([job.duration, job.steps, job.data].filter((v) => v !== undefined).length > 1) {
+      ctx.addIssue({ code: 'custom', path: [job.data !== undefined ? 'data' : 'steps'], message: 'give one of duration, steps and data' });
+    } else if (job.data !== undefined) {
+      if (job.loss !== undefined) ctx.addIssue({ code: 'custom', path: ['data'], message: 'a job with a loss curve ends on convergence: data sets its steps otherwise' });
     } else if (job.loss !== undefined) {
       checkLossCurve(job.loss, job.duration !== undefined || job.steps !== undefined, ctx);
     } else if (job.duration === undefined && job.steps === undefined) {

@@ -325,6 +325,16 @@ export class FaultHandler {
       oom: oomed && { role: oomed.role, memMiB: oomed.demand.memMiB },
     };
     const plan = this.recovery.onCrash(job, cause, this.recoveryContext(cause, byNode));
+    this.control.workersLostToCrash = true;
+    try {
+      this.carryOut(job, plan, faultType);
+    } finally {
+      this.control.workersLostToCrash = false;
+    }
+  }
+
+  /** Carries out a recovery plan for a crashed job. */
+  private carryOut(job: JobRuntime, plan: ReturnType<RecoveryPolicy['onCrash']>, faultType: string): void {
     this.control.markDirty();
     switch (plan.kind) {
       case 'fail':

@@ -1,3 +1,4 @@
+import { JobShards } from './job-shards.js';
 import { holdingsOf, psJobStepsPerS, psOomAtStep, psTruthOf, rankPs, taskMemNeedMiB } from './ps-job.js';
 import type { Engine } from '../engine/engine.js';
 import { InvariantError } from '../errors.js';
@@ -302,6 +303,10 @@ export class JobControl {
   complete(job: JobRuntime): void {
     job.advanceTo(this.engine.nowS);
     job.progressSteps = job.spec.totalSteps;
+    if (job.shards !== null) {
+      job.shards.sync(job.progressSteps, this.cluster.tasksOf(job.spec.id) ?? [], false);
+      job.shards.drain();
+    }
     this.stopRunning(job);
     job.phase = 'completed';
     job.endS = this.engine.nowS;
@@ -371,6 +376,7 @@ export class JobControl {
       stats.maxPs = Math.max(stats.maxPs, job.ps);
     }
     const crossRack = job.spec.kind === 'allreduce' && racks.size > 1;
+    this.syncShards(job, tasks);
     const psTruth = psTruthOf(job.spec);
     if (psTruth !== null) {
       job.psRanked = rankPs(job.psRanked, tasks);
@@ -384,6 +390,22 @@ export class JobControl {
     job.hardwareFactor = this.hardwareFactorOf(job);
     this.refreshRate(job);
   }
+
+  /**
+   * A job reading its data through dynamic sharding: the shards its progress passed go to the
+   * workers it had, workers gone give their shards back (their partial samples are trained again),
+   * dropped shards are skipped (see job-shards.ts).
+   */
+  private syncShards(job: JobRuntime, tasks: readonly TaskPlacement[]): void {
+    if (job.spec.data === undefined) return;
+    job.advanceTo(this.engine.nowS);
+    job.shards ??= new JobShards(job.spec.data);
+    const deltaSteps = job.shards.sync(job.progressSteps, tasks, this.workersLostToCrash);
+    if (deltaSteps !== 0) job.progressSteps = Math.min(job.spec.totalSteps, Math.max(0, job.progressSteps + deltaSteps));
+  }
+
+  /** True while the fault handler recovers a crashed job: the workers it loses died (their shards count a retry). */
+  workersLostToCrash = false;
 
   /** Pauses a running job's training for the steps given, one after another; a resume event ends the pause. Returns its length in seconds. */
   pause(job: JobRuntime, steps: readonly PauseStep[], forRecovery = isRecoveryPause(steps)): number {

@@ -1,5 +1,6 @@
 import { InvariantError } from '../errors.js';
 import type { TaskPlacement } from '../model/allocation.js';
+import type { JobShards } from './job-shards.js';
 import type { JobRecord } from '../metrics/job-record.js';
 import { priorityOf, requestedGpus, requestOf, truthOf, type JobKind, type PriorityClass, type JobRequest, type JobSpec, type JobTruth, type Role } from '../model/job-spec.js';
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
@@ -575,6 +576,14 @@ export class JobRuntime implements OracleJobView, JobRecord {
 
   set maxWorkers(value: number) {
     this.numbers[this.at + 50] = value;
+  }
+
+  /** Its dynamic-sharding ledger, for a job with a data spec (made when it first runs). */
+  shards: JobShards | null = null;
+
+  /** Shards its data lost for good after too many retries. */
+  get droppedShards(): number {
+    return this.shards?.droppedShards ?? 0;
   }
 
   /** What happened to its parameter servers (made when one first had a PS). */

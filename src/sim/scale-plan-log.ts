@@ -20,11 +20,14 @@ export class ScalePlanLog {
   readonly plans: ScalePlanRecord[] = [];
   private readonly jobs = new Map<string, JobPods>();
 
+  /** `onPlan` hears of every plan as it is logged (the run's timeline lists them). */
+  constructor(private readonly onPlan: (plan: ScalePlanRecord) => void = () => {}) {}
+
   /** The create plan of a job sized at submission: the replicas and resources of each role. */
   created(jobId: string, atS: number, roles: readonly RoleSpec[], reason: string): void {
     const specs: Partial<Record<Role, { replicas: number; resource: PodResource }>> = {};
     for (const role of roles) specs[role.role] = { replicas: role.replicas, resource: { cpuMilli: role.demand.cpuMilli, memMiB: role.demand.memMiB } };
-    this.plans.push({ ownerJob: jobId, seq: this.pods(jobId).seq++, atS, reason, replicaResourceSpecs: specs, createPods: [], removePods: [], migratePods: [], psHosts: [] });
+    this.add({ ownerJob: jobId, seq: this.pods(jobId).seq++, atS, reason, replicaResourceSpecs: specs, createPods: [], removePods: [], migratePods: [], psHosts: [] });
   }
 
   /**
@@ -50,7 +53,7 @@ export class ScalePlanLog {
       const sample = decision.add.find((t) => t.role === role) ?? mine[mine.length - 1] ?? decision.remove.find((t) => t.role === role)!;
       specs[role] = { replicas: mine.length, resource: { cpuMilli: sample.demand.cpuMilli, memMiB: sample.demand.memMiB } };
     }
-    this.plans.push({
+    this.add({
       ownerJob: jobId,
       seq: book.seq++,
       atS,
@@ -66,6 +69,11 @@ export class ScalePlanLog {
   /** Plans made for one job (its number of ScalePlans). */
   plansOf(jobId: string): number {
     return this.jobs.get(jobId)?.seq ?? 0;
+  }
+
+  private add(plan: ScalePlanRecord): void {
+    this.plans.push(plan);
+    this.onPlan(plan);
   }
 
   private pods(jobId: string): JobPods {
@@ -86,4 +94,15 @@ export class ScalePlanLog {
     }
     return id;
   }
+}
+
+/** A plan in one line for the timeline: the replicas it sets per role, the pods it changes, and why. */
+export function describePlan(plan: ScalePlanRecord): string {
+  const roles = Object.entries(plan.replicaResourceSpecs).map(([role, spec]) => `${role} ${spec!.replicas} x ${spec!.resource.cpuMilli / 1000} cores ${spec!.resource.memMiB} MiB`);
+  const pods = [
+    plan.createPods.length > 0 ? `+${plan.createPods.length} pods` : '',
+    plan.removePods.length > 0 ? `-${plan.removePods.length} pods` : '',
+    plan.migratePods.length > 0 ? `${plan.migratePods.length} migrated` : '',
+  ].filter((p) => p !== '');
+  return `plan ${plan.seq}: ${roles.join(', ')}${pods.length > 0 ? ` (${pods.join(', ')})` : ''}; ${plan.reason}`;
 }

@@ -17,7 +17,7 @@ import { FaultTracker, type TimelineRow } from './fault-tracker.js';
 import { FaultHandler } from './fault-handler.js';
 import { EverFits } from './ever-fits.js';
 import { JobControl } from './job-control.js';
-import { ScalePlanLog } from './scale-plan-log.js';
+import { describePlan, ScalePlanLog } from './scale-plan-log.js';
 import { PolicyHost } from './policy-host.js';
 import { InvariantChecker, invariantChecksByDefault } from './invariants.js';
 import { JobNumbers, JobRuntime } from './job-runtime.js';
@@ -51,7 +51,7 @@ export interface SimOptions {
 export class Simulation {
   readonly cluster: ClusterState;
   /** Plans the auto-scaler made, as ScalePlans, in order. */
-  private readonly scalePlans = new ScalePlanLog();
+  private readonly scalePlans: ScalePlanLog;
   private readonly engine: Engine<SimEvent>;
   private readonly jobs: JobRuntime[];
   private readonly control: JobControl;
@@ -81,6 +81,7 @@ export class Simulation {
     this.jobs = scenario.jobs.map((spec) => new JobRuntime(spec, scenario.seed, this.engine, numbers));
     this.checker = (options.checkInvariants ?? invariantChecksByDefault()) ? new InvariantChecker(this.jobs, this.cluster) : null;
     this.faults = new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus));
+    this.scalePlans = new ScalePlanLog((plan) => this.faults.log({ timeS: plan.atS, event: 'scale-plan', faultType: '', node: '', gpu: null, jobId: plan.ownerJob, detail: describePlan(plan) }));
     this.control = new JobControl({ engine: this.engine, cluster: this.cluster, scenario, tracker: this.faults, jobs: this.jobs });
     this.host = new PolicyHost({
       engine: this.engine,
