@@ -3,10 +3,9 @@
  * from the history of jobs of the same user and dataset, estimates after ~3 minutes of training
  * (the seed's formulas), and tunes running jobs by the Go brain's rules.
  */
-import { lastRecords, maxOf, maxPsUtil, meanOf, psOf, psUtilMeans, totalPsCpu, totalPsMem, workerCpu, workerMem } from './brain-observe.js';
+import { lastRecords, maxOf, meanOf, psOf, psUtilMeans, totalPsCpu, totalPsMem, workerCpu, workerMem } from './brain-observe.js';
 import { ceilCores, speedOf, type JobReading, type PsMigration, type ResourcePlan, type RolePlan } from './brain-plan.js';
 import { BRAIN_SERVICE, JOB_MASTER } from './dlrover-constants.js';
-import { memoryHotPs } from './local-optimizer.js';
 
 /** What the brain reads of one finished job in its history. */
 export interface HistoryUsage {
@@ -87,7 +86,8 @@ function estimatedPsMemMiB(reading: JobReading, psCount: number): number {
 }
 
 /**
- * Running-stage tuning (the Go brain): a memory-hot PS gets 8 GiB more; a CPU-hot PS (3-record mean
+ * Running-stage tuning (the Go brain; a memory-hot PS gets 8 GiB more, checked by the policy at
+ * every check); a CPU-hot PS (3-record mean
  * over 0.8) makes every PS bigger: CPU x min(32 / workers, 32 / used); a PS under 0.4 with an hour
  * or more left shrinks to max used + 4 cores; workers: 4 fewer when some PS is over 0.95, else
  * while the largest PS utilisation is under 0.8 and the speed did not drop by 10%, ceil(0.8 / util
@@ -96,8 +96,6 @@ function estimatedPsMemMiB(reading: JobReading, psCount: number): number {
 export function brainRunning(reading: JobReading, psMayChange: boolean): ResourcePlan | null {
   const records = lastRecords(reading.records, BRAIN_SERVICE.utilRecords);
   if (records.length < BRAIN_SERVICE.utilRecords) return null;
-  const memHot = memoryHotPs(reading).map((m) => ({ ...m, memMiB: reading.psMemMiB[m.rank]! + BRAIN_SERVICE.memStepMiB }));
-  if (memHot.length > 0) return { migrate: memHot, reason: `PS memory over ${BRAIN_SERVICE.hotPsMemUtil} of its limit in ${BRAIN_SERVICE.utilRecords} records: +8 GiB before an OOM kill` };
   const utils = psUtilMeans(records);
   const util = Math.max(0, ...utils);
   if (psMayChange && util > BRAIN_SERVICE.hotPsUtil) {
@@ -145,10 +143,4 @@ function leftS(reading: JobReading): number {
 
 function round2(value: number): number {
   return Math.round(value * 100) / 100;
-}
-
-/** The largest PS utilisation of the last record (for tests and reasons). */
-export function lastMaxPsUtil(reading: JobReading): number {
-  const last = reading.records[reading.records.length - 1];
-  return last === undefined ? 0 : maxPsUtil(last);
 }

@@ -23,8 +23,8 @@ import type { JobView, ObservingContext } from '../types.js';
 import { recordsSince, workersIn } from './brain-observe.js';
 import { speedOf, type JobReading, type ResourcePlan, type RolePlan } from './brain-plan.js';
 import { brainCreate, brainInitial, brainRunning, type HistoryUsage } from './brain-service.js';
-import { JOB_MASTER } from './dlrover-constants.js';
-import { localCreate, localInitial, localRunning } from './local-optimizer.js';
+import { BRAIN_SERVICE, JOB_MASTER } from './dlrover-constants.js';
+import { localCreate, localInitial, localRunning, memoryHotPs } from './local-optimizer.js';
 import type { AutoscalePolicy, CreatePlan } from './types.js';
 
 /** What the brain service reads of past jobs: those of a user and dataset finished within `withinS` before `nowS`. */
@@ -136,6 +136,12 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
       return state.pending.plan;
     }
     if (reading.records.length === 0) return null;
+    // OOM risk is checked at every check, whatever the stage and the plan interval: the kill would not wait.
+    const memHot = memoryHotPs(reading);
+    if (memHot.length > 0) {
+      const migrate = state.mode === 'cluster' ? memHot.map((m) => ({ ...m, memMiB: reading.psMemMiB[m.rank]! + BRAIN_SERVICE.memStepMiB })) : memHot;
+      return { migrate, reason: `OOM risk: PS memory over ${BRAIN_SERVICE.hotPsMemUtil} of its limit in ${BRAIN_SERVICE.utilRecords} records: ${migrate.map((m) => `PS ${m.rank} to ${m.memMiB} MiB`).join(', ')}` };
+    }
     if (state.stage === 'estimate') {
       if (nowS - state.trainingSinceS! < estimateAfterS || reading.records.length < 3) return null;
       state.stage = 'running';

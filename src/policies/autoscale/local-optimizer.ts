@@ -45,17 +45,13 @@ export function localInitial(reading: JobReading): ResourcePlan {
 }
 
 /**
- * Running-stage tuning: a memory-hot PS (over 0.9 of its memory in each of the last 3 records) gets
- * more memory before the OOM killer comes (twice, at most 8 GiB more, as an OOM relaunch would); a
- * CPU-hot PS (utilisation >= 0.9) makes every PS bigger: CPU x min(max_workers / workers, 32 / used);
+ * Running-stage tuning (the OOM-risk check comes first, at every check: see memoryHotPs): a CPU-hot PS (utilisation >= 0.9) makes every PS bigger: CPU x min(max_workers / workers, 32 / used);
  * otherwise workers: none when some PS is over 0.95 or the last addition's speed ratio fell under
  * 0.2, else n x (0.9 / max PS utilisation), within the budget.
  */
 export function localRunning(reading: JobReading, psMayChange: boolean): ResourcePlan | null {
   const records = lastRecords(reading.records, LOCAL_OPTIMIZER.samples);
   if (records.length === 0) return null;
-  const memHot = memoryHotPs(reading);
-  if (memHot.length > 0) return { migrate: memHot, reason: `PS memory over ${BRAIN_SERVICE.hotPsMemUtil} of its limit in ${BRAIN_SERVICE.utilRecords} records: more memory before an OOM kill` };
   const util = meanOf(records, maxPsUtil);
   const psCpuPerWorker = meanOf(records, totalPsCpu) / Math.max(1, reading.workers);
   if (psMayChange && util >= LOCAL_OPTIMIZER.hotPsUtil) {
