@@ -64,5 +64,4 @@ describe('dlsim run --out files', () => {
     expect(readdirSync(join(out, 'scaleplans'))).toEqual(['mine.txt']);
     expect(existsSync(join(out, 'summary.json'))).toBe(true);
   });
-
 });
