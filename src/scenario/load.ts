@@ -527,7 +527,7 @@ function buildCluster(groups: readonly NodeGroupDoc[]): ClusterSpec {
   return { nodes };
 }
 
-/** Inline jobs, synthetic ones, then trace ones, checked for duplicate ids, sorted by submission time (stable). */
+/** Inline jobs, ElasticJobs, synthetic ones, then trace ones, checked for duplicate ids, sorted by submission time (stable). */
 function buildJobs(
   doc: ScenarioDoc,
   file: string,
