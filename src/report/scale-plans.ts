@@ -9,12 +9,10 @@ import { oneLine } from '../errors.js';
 import { formatCpu, formatMemory } from '../io/k8s-quantity.js';
 import type { Role } from '../model/job-spec.js';
 import type { PodMeta, PodResource, ScalePlanRecord } from '../model/scale-plan.js';
+import { ELASTIC_JOB_API_VERSION } from '../workload/formats/elastic-job.js';
 
 /** Folder, inside a run's output folder, that holds its ScalePlan files. */
 export const SCALE_PLAN_FOLDER = 'scaleplans';
-
-/** API version and kind of DLRover's ScalePlan custom resource. */
-const API_VERSION = 'elastic.iml.github.io/v1alpha1';
 
 /** Roles in the order a ScalePlan lists them under replicaResourceSpecs (alphabetical, as kubectl prints maps). */
 const ROLE_ORDER: readonly Role[] = ['chief', 'ps', 'worker'];
@@ -40,7 +38,7 @@ export function scalePlanObject(record: ScalePlanRecord): Record<string, unknown
     if (spec !== undefined) replicaResourceSpecs[role] = { replicas: spec.replicas, resource: resourceDoc(spec.resource) };
   }
   return {
-    apiVersion: API_VERSION,
+    apiVersion: ELASTIC_JOB_API_VERSION,
     kind: 'ScalePlan',
     metadata: {
       labels: { 'elasticjob-name': record.ownerJob, 'scale-type': 'auto' },

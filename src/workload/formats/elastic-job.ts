@@ -42,6 +42,7 @@ function wholeUpTo(max: number) {
   const text = `expected a non-negative integer up to ${max}`;
   return z.int(says(text)).min(0, says(text)).max(max, says(text));
 }
+const nonNegativeInt = z.int(says('expected a non-negative integer')).min(0, says('expected a non-negative integer'));
 
 /** A Kubernetes object name (DNS-1123 subdomain): lowercase letters, digits, '-' and '.', starting and ending with a letter or digit. */
 const K8S_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -157,7 +158,7 @@ const volumeSchema = z
         .optional(),
       hostPath: z.strictObject({ path: nameSchema, type: stringSchema.optional() }, says('expected a mapping {path}')).optional(),
       emptyDir: z
-        .strictObject({ medium: stringSchema.optional(), sizeLimit: z.union([z.string(), z.number()]).optional() }, says('expected a mapping {medium, sizeLimit}'))
+        .strictObject({ medium: stringSchema.optional(), sizeLimit: z.union([z.string(), z.number()], says('expected a quantity, e.g. 1Gi')).optional() }, says('expected a mapping {medium, sizeLimit}'))
         .optional(),
       configMap: z.record(z.string(), z.unknown(), says('expected a mapping')).optional(),
       secret: z.record(z.string(), z.unknown(), says('expected a mapping')).optional(),
@@ -180,8 +181,9 @@ function replicaSpecSchema(imageRequired: boolean) {
     {
       replicas: wholeUpTo(MAX_REPLICAS).optional(),
       autoScale: booleanSchema.optional(),
-      restartCount: wholeUpTo(Number.MAX_SAFE_INTEGER).optional(),
-      restartTimeout: wholeUpTo(Number.MAX_SAFE_INTEGER).optional(),
+      restartCount: nonNegativeInt.optional(),
+      // Seconds, as DLRover's Go type has it.
+      restartTimeout: nonNegativeInt.optional(),
       priority: z.union([stringSchema, z.number()], says('expected a priority (e.g. high, low or a share like 0.5)')).optional(),
       template: z.strictObject(
         {
