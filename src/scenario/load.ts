@@ -5,6 +5,7 @@ import { RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
 import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
 import type { JobSpec, LossCurveSpec, PsTruth, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
+import { dataSpecProblem } from '../model/data-shards.js';
 import { convergenceStep } from '../model/observations.js';
 import { expectedDownShare, type FaultCatalog, loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
 import { presetNames, presetStack } from '../policies/presets.js';
@@ -672,6 +673,8 @@ function buildElasticJob(entry: ElasticJobEntryDoc, path: YamlPath, file: string
       throw new ConfigError(locate([...path, 'model', key]), `${key} is only for ${strategy} jobs (${manifest.metadata.name} is ${manifest.spec.distributionStrategy})`);
     }
   }
+  const dataProblem = entry.data === undefined ? null : dataSpecProblem(entry.data);
+  if (dataProblem !== null) throw new ConfigError(locate([...path, 'data']), dataProblem);
   const totalSteps = entry.steps ?? dataSteps(entry.data!);
   if (totalSteps > MAX_STEPS) throw new ConfigError(locate([...path, 'data']), `${totalSteps} steps: expected at most ${MAX_STEPS}`);
   let speed: SpeedSpec;

@@ -92,10 +92,7 @@ describe('workload.elasticJobs', () => {
       data: {samplesPerEpoch: 45000000, epochs: 1, batchSize: 512}
       model:
         speed: {t0: 0.03, t1: 0.004, t2: 0.0005, t3: 0.001}
-        variableSizes: [4, 1, 1]
-        psMemBaseMiB: 2048
-        psMemGrowthMiBPerStep: 0.02
-        workerMemMiB: 3000
+        psTruth: {variableSizes: [4, 1, 1], psMemBaseGiB: 2, psMemGrowthMiBPerStep: 0.02, workerMemGiB: 3, workerCpuCores: 4, psCpuCores: 8}
     - manifest: jobs/torch-gpu.yaml
       steps: 5000
       model: {stepTime: 2s, commFraction: 0.25}
@@ -114,7 +111,7 @@ ${INLINE_PS}      steps: 100
       totalSteps: Math.ceil(45_000_000 / 512),
       data: { samplesPerEpoch: 45_000_000, epochs: 1, batchSize: 512, minibatchesPerShard: 10 },
       speed: { kind: 'ps-async', t0: 0.03, t1: 0.004, t2: 0.0005, t3: 0.001 },
-      psTruth: { variableSizes: [4, 1, 1], psMemBaseMiB: 2048, psMemGrowthMiBPerStep: 0.02, workerMemMiB: 3000 },
+      psTruth: { variableSizes: [4, 1, 1], psMemBaseMiB: 2048, psMemGrowthMiBPerStep: 0.02, workerMemMiB: 3072, workerCpuMilli: 4000, psCpuMilli: 8000 },
       resourceLimits: { cpuMilli: 15_000, memMiB: 30_000 },
       elastic: { minReplicas: 0, maxReplicas: 60, unit: 1 },
       source: join(dir, 'jobs', 'ctr-autoscale.yaml'),
@@ -177,13 +174,16 @@ ${INLINE_PS}      steps: 100
     expect(await loadError(neither.file)).toBe(`${neither.file}:${lineOf(neither.text, 'manifest:')}: workload.elasticJobs[0]: needs steps or data (the work to do)`);
     const both = scenario('both', `  elasticJobs:\n    - manifest: jobs/ctr-manual.yaml\n      steps: 10\n      data: {samplesPerEpoch: 100, epochs: 1, batchSize: 10}\n`);
     expect(await loadError(both.file)).toBe(`${both.file}:${lineOf(both.text, 'data:')}: workload.elasticJobs[0].data: give either steps or data, not both`);
+    const huge = scenario('huge', `  elasticJobs:\n    - manifest: jobs/ctr-manual.yaml\n      data: {samplesPerEpoch: 1000000000000, epochs: 1000000, batchSize: 10}\n`);
+    expect(await loadError(huge.file)).toBe(`${huge.file}:${lineOf(huge.text, 'data:')}: workload.elasticJobs[0].data: samplesPerEpoch x epochs is too large`);
   });
 
   it("takes a PS job's hidden truth whole, and each model key only for its kind of job", async () => {
-    const partial = scenario('partial-truth', `  elasticJobs:\n    - manifest: jobs/ctr-manual.yaml\n      steps: 10\n      model: {variableSizes: [1, 2]}\n`);
-    expect(await loadError(partial.file)).toBe(
-      `${partial.file}:${lineOf(partial.text, 'model:')}: workload.elasticJobs[0].model: variableSizes also need psMemBaseMiB, workerMemMiB (a PS job's hidden truth goes together)`,
-    );
+    const partial = scenario('partial-truth', `  elasticJobs:\n    - manifest: jobs/ctr-manual.yaml\n      steps: 10\n      model:\n        psTruth: {variableSizes: [1, 2]}\n`);
+    // A missing key has no line of its own: the scenario loader names the file and the path.
+    expect(await loadError(partial.file)).toBe(`${partial.file}: workload.elasticJobs[0].model.psTruth.psMemBaseGiB: required`);
+    const onAllreduce = scenario('truth-allreduce', `  elasticJobs:\n    - manifest: jobs/torch-gpu.yaml\n      steps: 10\n      model:\n        psTruth: {variableSizes: [1], psMemBaseGiB: 1, workerMemGiB: 1, workerCpuCores: 1, psCpuCores: 1}\n`);
+    expect(await loadError(onAllreduce.file)).toMatch(/workload\.elasticJobs\[0\]\.model\.psTruth: psTruth is only for ParameterServerStrategy jobs/);
     const wrongKind = scenario('wrong-kind', `  elasticJobs:\n    - manifest: jobs/torch-gpu.yaml\n      steps: 10\n      model:\n        speed: {t0: 1}\n`);
     expect(await loadError(wrongKind.file)).toBe(
       `${wrongKind.file}:${lineOf(wrongKind.text, 'speed:')}: workload.elasticJobs[0].model.speed: speed is only for ParameterServerStrategy jobs (torch-gpu is AllreduceStrategy)`,
