@@ -609,7 +609,7 @@ function buildJob(job: JobDoc, index: number, source: string): JobSpec {
     gpuTypes: job.gpuTypes,
     roles,
     elastic: job.elastic ? { minReplicas: job.elastic.min, maxReplicas: job.elastic.max, unit: job.elastic.unit } : null,
-    totalSteps: loss ? convergenceStep(loss) : job.data ? Math.ceil((job.data.samplesPerEpoch * job.data.epochs) / job.data.batchSize) : totalSteps,
+    totalSteps: loss ? convergenceStep(loss) : job.data ? dataSteps(job.data) : totalSteps,
     speed,
     source,
     ...(loss ? { loss } : {}),

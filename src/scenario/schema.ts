@@ -142,6 +142,17 @@ const KIND_ONLY_KEYS = [
   ['optimizeMode', ['ps']],
 ] as const;
 
+/** A job's training data, read through dynamic sharding (DataSpec); minibatchesPerShard defaults to DLRover's 10. */
+const dataSchema = z.strictObject(
+  {
+    samplesPerEpoch: countUpTo(1e15),
+    epochs: countUpTo(1_000_000),
+    batchSize: countUpTo(1e9),
+    minibatchesPerShard: countUpTo(1_000_000).default(DEFAULT_MINIBATCHES_PER_SHARD),
+  },
+  says('expected a mapping {samplesPerEpoch, epochs, batchSize, minibatchesPerShard}'),
+);
+
 /** The hidden truth of a PS job (model/ps-truth.ts): hot PS, memory growth, what a worker and a PS use. */
 const psTruthSchema = z.strictObject(
   {
@@ -186,17 +197,7 @@ const jobSchema = z
     optimizeMode: z.enum(['manual', 'single-job', 'cluster'], says('expected one of manual, single-job, cluster')).optional(),
     psTruth: psTruthSchema.optional(),
     // Its training data, read through dynamic sharding: the job's steps are its epochs at batchSize a step.
-    data: z
-      .strictObject(
-        {
-          samplesPerEpoch: countUpTo(1e15),
-          epochs: countUpTo(1_000_000),
-          batchSize: countUpTo(1e9),
-          minibatchesPerShard: countUpTo(1_000_000).default(10),
-        },
-        says('expected a mapping {samplesPerEpoch, epochs, batchSize, minibatchesPerShard}'),
-      )
-      .optional(),
+    data: dataSchema.optional(),
     elastic: z
       .strictObject(
         { min: wholeUpTo(MAX_REPLICAS), max: replicasSchema, unit: replicasSchema.default(1) },
@@ -299,17 +300,7 @@ const elasticJobEntrySchema = z
       user: z.string(says('expected a string')).default(''),
       dataset: nameSchema.optional(),
       steps: positiveUpTo(MAX_STEPS).optional(),
-      data: z
-        .strictObject(
-          {
-            samplesPerEpoch: countUpTo(MAX_STEPS),
-            epochs: countUpTo(MAX_STEPS),
-            batchSize: countUpTo(MAX_STEPS),
-            minibatchesPerShard: countUpTo(MAX_STEPS).default(DEFAULT_MINIBATCHES_PER_SHARD),
-          },
-          says('expected a mapping {samplesPerEpoch, epochs, batchSize, minibatchesPerShard}'),
-        )
-        .optional(),
+      data: dataSchema.optional(),
       model: z
         .strictObject(
           {

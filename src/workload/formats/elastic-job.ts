@@ -323,9 +323,13 @@ export function elasticJobKind(manifest: ElasticJobManifest): Exclude<JobKind, '
   return manifest.spec.distributionStrategy === 'ParameterServerStrategy' ? 'ps' : 'allreduce';
 }
 
-/** Training steps of a job that reads `data` through dynamic sharding: every epoch, ceil(samplesPerEpoch / batchSize) steps. */
-export function dataSteps(data: DataSpec): number {
-  return data.epochs * Math.ceil(data.samplesPerEpoch / data.batchSize);
+/**
+ * Training steps of a job that reads `data` through dynamic sharding: all its samples at batchSize a
+ * step, ceil(samplesPerEpoch x epochs / batchSize) (shards train their samples fluidly, so a short
+ * last shard of an epoch is no whole step).
+ */
+export function dataSteps(data: Pick<DataSpec, 'samplesPerEpoch' | 'epochs' | 'batchSize'>): number {
+  return Math.ceil((data.samplesPerEpoch * data.epochs) / data.batchSize);
 }
 
 /** What a scenario adds to a manifest to make a simulated job: when and by whom, the work, and the hidden truth. */

@@ -185,9 +185,9 @@ describe('mapping a manifest onto a job', () => {
     expect(job).toMatchObject({ submitS: 60, user: 'bob', dataset: 'criteo', data, psTruth, totalSteps: 32 });
   });
 
-  it('counts the steps of dynamic-sharding data as epochs x ceil(samples / batch)', () => {
-    expect(dataSteps({ samplesPerEpoch: 1000, epochs: 3, batchSize: 100, minibatchesPerShard: 10 })).toBe(30);
-    expect(dataSteps({ samplesPerEpoch: 1001, epochs: 3, batchSize: 100, minibatchesPerShard: 10 })).toBe(33);
+  it('counts the steps of dynamic-sharding data as ceil(samples x epochs / batch)', () => {
+    expect(dataSteps({ samplesPerEpoch: 1000, epochs: 3, batchSize: 100 })).toBe(30);
+    expect(dataSteps({ samplesPerEpoch: 1001, epochs: 3, batchSize: 100 })).toBe(31);
   });
 });
 
