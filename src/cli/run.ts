@@ -5,10 +5,11 @@ import { presetNames } from '../policies/presets.js';
 import { checkOutDir } from '../io/destination.js';
 import { writeFilesAtomic } from '../io/atomic-write.js';
 import { jobsCsv } from '../report/jobs-csv.js';
+import { scalePlanFiles, staleScalePlanFiles } from '../report/scale-plans.js';
 import { summaryTable } from '../report/summary-table.js';
 import { timelineCsv } from '../report/timeline-csv.js';
 import { loadScenario } from '../scenario/load.js';
-import { simulate } from '../sim/simulation.js';
+import { simulate, type SimResult } from '../sim/simulation.js';
 import { listOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 import { runFill } from './run-fill.js';
@@ -33,7 +34,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('policy', { type: 'string', describe: 'policy preset (see dlsim list); overrides the scenario' })
       .option('seed', { type: 'string', coerce: wholeNumberOption('--seed', 0), describe: 'random seed; overrides the scenario' })
       .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
-      .option('out', { type: 'string', describe: 'folder to write summary.json and jobs.csv to' })
+      .option('out', { type: 'string', describe: 'folder to write summary.json, jobs.csv, timeline.csv and scaleplans/ to' })
       .option('json', { type: 'boolean', describe: 'print the summary as one JSON object' })
       .option('check-invariants', { type: 'boolean', describe: 'check the run after every instant and at its end (stops at the first breach, exit 2)' }) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
@@ -54,14 +55,25 @@ export const runCommand: CommandModule<object, RunArgs> = {
       perf: { wallS: Math.round(wallS * 1000) / 1000, eventsPerS: wallS > 0 ? Math.round(result.summary.events / wallS) : 0 },
     };
     if (args.out !== undefined) {
-      // summary.json last: when it is there, the other files are from the same run.
-      writeFilesAtomic(args.out, [
-        ['jobs.csv', jobsCsv(result.jobs, result.endS)],
-        ['timeline.csv', timelineCsv(result.timeline)],
-        ['summary.json', `${JSON.stringify(summary, null, 2)}\n`],
-      ]);
+      const files = runOutputFiles(result, summary);
+      // An earlier run's plans that this run does not rewrite go with its summary.
+      writeFilesAtomic(args.out, files, staleScalePlanFiles(args.out, files.map(([name]) => name)));
     }
     if (args.json) printJson(summary);
     else process.stdout.write(`${summaryTable(summary)}\n`);
   },
 };
+
+/**
+ * The files `dlsim run --out` writes, [path relative to the folder, contents]: jobs.csv,
+ * timeline.csv, one scaleplans/<job>-scaleplan-<seq>.yaml per ScalePlan (when the run made any),
+ * then summary.json last: when it is there, the other files are from the same run.
+ */
+export function runOutputFiles(result: Pick<SimResult, 'jobs' | 'endS' | 'timeline' | 'scalePlans'>, summary: RunSummary): [string, string][] {
+  return [
+    ['jobs.csv', jobsCsv(result.jobs, result.endS)],
+    ['timeline.csv', timelineCsv(result.timeline)],
+    ...scalePlanFiles(result.scalePlans),
+    ['summary.json', `${JSON.stringify(summary, null, 2)}\n`],
+  ];
+}

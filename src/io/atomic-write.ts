@@ -19,22 +19,29 @@ export function writeFileAtomic(path: string, contents: string): void {
 
 /**
  * Writes files into `folder` as one set: every file goes to its temporary name first, then the
- * earlier copy of the last file (the set's marker, e.g. summary.json) is removed, then the files are
- * renamed into place with the marker last. So when the marker is present, every file beside it is
- * from the same set; a failure leaves no temporary file and no marker.
+ * earlier copy of the last file (the set's marker, e.g. summary.json) is removed, then `stale` files
+ * (an earlier set's that this one does not replace), then the files are renamed into place with the
+ * marker last. So when the marker is present, every file beside it is from the same set; a failure
+ * leaves no temporary file and no marker. Names may hold subfolders ("scaleplans/a.yaml"), made as needed.
  */
-export function writeFilesAtomic(folder: string, files: readonly (readonly [name: string, contents: string])[]): void {
+export function writeFilesAtomic(
+  folder: string,
+  files: readonly (readonly [name: string, contents: string])[],
+  stale: readonly string[] = [],
+): void {
   const temporaries: string[] = [];
   try {
     makeFolder(folder);
     for (const [name, contents] of files) {
       const temporary = temporaryPath(join(folder, name));
+      makeFolder(dirname(temporary));
       temporaries.push(temporary);
       trackTemporary(temporary);
       writeFileSync(temporary, contents);
     }
     const marker = files[files.length - 1];
     if (marker !== undefined && files.length > 1) rmSync(join(folder, marker[0]), { force: true });
+    for (const name of stale) rmSync(join(folder, name), { force: true });
     files.forEach(([name], i) => renameSync(temporaries[i]!, join(folder, name)));
   } catch (error) {
     for (const temporary of temporaries) rmSync(temporary, { force: true });

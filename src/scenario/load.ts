@@ -5,6 +5,7 @@ import { RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
 import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
 import type { JobSpec, LossCurveSpec, PsTruth, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
+import { dataSpecProblem } from '../model/data-shards.js';
 import { convergenceStep } from '../model/observations.js';
 import { expectedDownShare, type FaultCatalog, loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
 import { presetNames, presetStack } from '../policies/presets.js';
@@ -12,9 +13,10 @@ import { policyEntry, policyIds, type PolicyKind } from '../policies/registry.js
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import { readFaultTrace, replayOccurrences } from '../faults/trace-replay.js';
 import { traceFormatById, traceFormatIds, traceFormats } from '../workload/formats.js';
-import { MAX_FAULTS_PER_DAY, MAX_JOBS, MAX_NODES } from '../model/limits.js';
+import { MAX_FAULTS_PER_DAY, MAX_JOBS, MAX_NODES, MAX_STEPS } from '../model/limits.js';
 import { readCheckedJobs } from '../workload/checked-jobs.js';
 import { nativeIssue } from '../workload/formats/native.js';
+import { type ElasticJobManifest, dataSteps, elasticJobKind, elasticJobSpec, readElasticJobFile } from '../workload/formats/elastic-job.js';
 import { noJobError } from '../workload/import.js';
 import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, SYNTHETIC_KINDS, type SyntheticSpec } from '../workload/synthetic.js';
@@ -26,6 +28,7 @@ import { inWindow, retimedArrivals, scaledProblem, scaledTraceJob, type TraceWin
 import { type YamlPath, firstIssue, formatYamlPath, yamlErrorMap } from '../io/yaml-errors.js';
 import { firstLine, lineOf, protoKeyPath, readYamlText, recursivePath } from '../io/yaml-file.js';
 import {
+  type ElasticJobEntryDoc,
   type FaultsDoc,
   type JobDoc,
   type NodeGroupDoc,
@@ -525,7 +528,7 @@ function buildCluster(groups: readonly NodeGroupDoc[]): ClusterSpec {
   return { nodes };
 }
 
-/** Inline jobs, synthetic ones, then trace ones, checked for duplicate ids, sorted by submission time (stable). */
+/** Inline jobs, ElasticJobs, synthetic ones, then trace ones, checked for duplicate ids, sorted by submission time (stable). */
 function buildJobs(
   doc: ScenarioDoc,
   file: string,
@@ -541,6 +544,10 @@ function buildJobs(
       job: buildJob(jobDoc, index, `${file}: ${formatYamlPath(path)}`),
       path: jobDoc.id === undefined ? path : [...path, 'id'],
     });
+  });
+  (doc.workload.elasticJobs ?? []).forEach((entry, index) => {
+    const path: YamlPath = ['workload', 'elasticJobs', index];
+    jobs.push({ job: buildElasticJob(entry, path, file, locate), path: [...path, 'manifest'] });
   });
   const synthetic = doc.workload.synthetic;
   if (synthetic !== undefined && synthetic.jobs > MAX_JOBS) {
@@ -602,7 +609,7 @@ function buildJob(job: JobDoc, index: number, source: string): JobSpec {
     gpuTypes: job.gpuTypes,
     roles,
     elastic: job.elastic ? { minReplicas: job.elastic.min, maxReplicas: job.elastic.max, unit: job.elastic.unit } : null,
-    totalSteps: loss ? convergenceStep(loss) : job.data ? Math.ceil((job.data.samplesPerEpoch * job.data.epochs) / job.data.batchSize) : totalSteps,
+    totalSteps: loss ? convergenceStep(loss) : job.data ? dataSteps(job.data) : totalSteps,
     speed,
     source,
     ...(loss ? { loss } : {}),
@@ -629,6 +636,67 @@ function psTruthOf(doc: NonNullable<JobDoc['psTruth']>): PsTruth {
     workerCpuMilli: Math.round(doc.workerCpuCores * 1000),
     psCpuMilli: Math.round(doc.psCpuCores * 1000),
   };
+}
+
+/** The `model` keys of an ElasticJob entry that only one job kind takes. */
+const ELASTIC_MODEL_KEYS_BY_KIND = [
+  ['speed', 'ps'],
+  ['psTruth', 'ps'],
+  ['stepTime', 'allreduce'],
+  ['commFraction', 'allreduce'],
+] as const;
+
+/**
+ * The job of `workload.elasticJobs[i]` (at `path`): its manifest (read from its file, relative to
+ * the scenario, or given inline) mapped onto a JobSpec, with the entry's submission, work and truth.
+ * A manifest file that is missing or unreadable is reported at the entry's key; its own problems at
+ * its lines.
+ */
+function buildElasticJob(entry: ElasticJobEntryDoc, path: YamlPath, file: string, locate: (path: YamlPath) => string): JobSpec {
+  let manifest: ElasticJobManifest;
+  let source: string;
+  if ('file' in entry.manifest) {
+    const manifestFile = resolve(dirname(file), entry.manifest.file);
+    if (!existsSync(manifestFile)) throw new ConfigError(locate([...path, 'manifest']), `${manifestFile}: no such file`);
+    if (!statSync(manifestFile).isFile()) throw new ConfigError(locate([...path, 'manifest']), `${manifestFile}: not a file`);
+    manifest = readElasticJobFile(manifestFile);
+    source = manifestFile;
+  } else {
+    manifest = entry.manifest.inline;
+    source = `${file}: ${formatYamlPath(path)}`;
+  }
+  const kind = elasticJobKind(manifest);
+  const model = entry.model;
+  for (const [key, only] of ELASTIC_MODEL_KEYS_BY_KIND) {
+    if (model[key] !== undefined && only !== kind) {
+      const strategy = only === 'ps' ? 'ParameterServerStrategy' : 'AllreduceStrategy';
+      throw new ConfigError(locate([...path, 'model', key]), `${key} is only for ${strategy} jobs (${manifest.metadata.name} is ${manifest.spec.distributionStrategy})`);
+    }
+  }
+  const dataProblem = entry.data === undefined ? null : dataSpecProblem(entry.data);
+  if (dataProblem !== null) throw new ConfigError(locate([...path, 'data']), dataProblem);
+  const totalSteps = entry.steps ?? dataSteps(entry.data!);
+  if (totalSteps > MAX_STEPS) throw new ConfigError(locate([...path, 'data']), `${totalSteps} steps: expected at most ${MAX_STEPS}`);
+  let speed: SpeedSpec;
+  if (kind === 'ps') {
+    const { t0, t1, t2, t3 } = model.speed ?? DEFAULT_PS_SPEED;
+    speed = { kind: 'ps-async', t0, t1, t2, t3 };
+  } else {
+    const stepTimeS = model.stepTime ?? DEFAULT_STEP_TIME_S;
+    const commFraction = model.commFraction ?? DEFAULT_COMM_FRACTION;
+    speed = { kind: 'allreduce', computeS: stepTimeS * (1 - commFraction), commS: stepTimeS * commFraction };
+  }
+  const psTruth = model.psTruth === undefined ? undefined : psTruthOf(model.psTruth);
+  return elasticJobSpec(manifest, {
+    submitS: entry.submit,
+    user: entry.user,
+    ...(entry.dataset === undefined ? {} : { dataset: entry.dataset }),
+    totalSteps,
+    ...(entry.data === undefined ? {} : { data: entry.data }),
+    speed,
+    ...(psTruth === undefined ? {} : { psTruth }),
+    source,
+  });
 }
 
 /** Speed model and total work of a job; the schema guarantees duration or steps as the kind needs. */

@@ -3,6 +3,7 @@ import { MAX_CPU_CORES, MAX_GPUS_PER_NODE, MAX_MEM_GIB, MAX_NODES, MAX_REPLICAS,
 import { convergenceStep } from '../model/observations.js';
 import { formatDurationS, parseDurationS } from '../io/duration.js';
 import { type YamlIssue, type YamlPath, firstIssue, says, yamlErrorMap } from '../io/yaml-errors.js';
+import { DEFAULT_MINIBATCHES_PER_SHARD, type ElasticJobManifest, validateElasticJob } from '../workload/formats/elastic-job.js';
 
 /** How a duration may be written, for error messages. */
 export const DURATION_HINT = 'like 90s, 15m, 2h or 1d';
@@ -81,6 +82,23 @@ function checkLossCurve(loss: { b0: number; b1: number; b2: number; target: numb
   }
 }
 
+/** Optimus's asynchronous PS speed model (steps/s = w / (t0 + t1·w/p + t2·w + t3·p)), with dlsim's defaults. */
+const psSpeedSchema = z.strictObject(
+  {
+    t0: positiveNumber.default(0.1),
+    t1: nonNegativeNumber.default(0.02),
+    t2: nonNegativeNumber.default(0.002),
+    t3: nonNegativeNumber.default(0.005),
+  },
+  says('expected a mapping {t0, t1, t2, t3}'),
+);
+
+/** A share strictly below 1 (an allreduce step's communication share). */
+const commFractionSchema = z
+  .number(says('expected a number in [0, 1)'))
+  .min(0, says('expected a number in [0, 1)'))
+  .lt(1, says('expected a number in [0, 1)'));
+
 const roleSchema = z
   .strictObject({
     replicas: replicasSchema.default(1),
@@ -124,6 +142,17 @@ const KIND_ONLY_KEYS = [
   ['optimizeMode', ['ps']],
 ] as const;
 
+/** A job's training data, read through dynamic sharding (DataSpec); minibatchesPerShard defaults to DLRover's 10. */
+const dataSchema = z.strictObject(
+  {
+    samplesPerEpoch: countUpTo(1e15),
+    epochs: countUpTo(1_000_000),
+    batchSize: countUpTo(1e9),
+    minibatchesPerShard: countUpTo(1_000_000).default(DEFAULT_MINIBATCHES_PER_SHARD),
+  },
+  says('expected a mapping {samplesPerEpoch, epochs, batchSize, minibatchesPerShard}'),
+);
+
 /** The hidden truth of a PS job (model/ps-truth.ts): hot PS, memory growth, what a worker and a PS use. */
 const psTruthSchema = z.strictObject(
   {
@@ -159,22 +188,8 @@ const jobSchema = z
     // Priority class: high (the default) preempts running spot jobs when it does not fit.
     priority: z.enum(['high', 'spot'], says('expected high or spot')).optional(),
     stepTime: positiveDurationS.optional(),
-    commFraction: z
-      .number(says('expected a number in [0, 1)'))
-      .min(0, says('expected a number in [0, 1)'))
-      .lt(1, says('expected a number in [0, 1)'))
-      .optional(),
-    speed: z
-      .strictObject(
-        {
-          t0: positiveNumber.default(0.1),
-          t1: nonNegativeNumber.default(0.02),
-          t2: nonNegativeNumber.default(0.002),
-          t3: nonNegativeNumber.default(0.005),
-        },
-        says('expected a mapping {t0, t1, t2, t3}'),
-      )
-      .optional(),
+    commFraction: commFractionSchema.optional(),
+    speed: psSpeedSchema.optional(),
     // The dataset it trains on (the auto-scaler's history matches jobs by user and dataset).
     dataset: nameSchema.optional(),
     // Its CPU and memory budget for auto-scaling (DLRover's resourceLimits).
@@ -182,17 +197,7 @@ const jobSchema = z
     optimizeMode: z.enum(['manual', 'single-job', 'cluster'], says('expected one of manual, single-job, cluster')).optional(),
     psTruth: psTruthSchema.optional(),
     // Its training data, read through dynamic sharding: the job's steps are its epochs at batchSize a step.
-    data: z
-      .strictObject(
-        {
-          samplesPerEpoch: countUpTo(1e15),
-          epochs: countUpTo(1_000_000),
-          batchSize: countUpTo(1e9),
-          minibatchesPerShard: countUpTo(1_000_000).default(10),
-        },
-        says('expected a mapping {samplesPerEpoch, epochs, batchSize, minibatchesPerShard}'),
-      )
-      .optional(),
+    data: dataSchema.optional(),
     elastic: z
       .strictObject(
         { min: wholeUpTo(MAX_REPLICAS), max: replicasSchema, unit: replicasSchema.default(1) },
@@ -261,6 +266,60 @@ const jobSchema = z
       } else if (elastic.min % elastic.unit !== 0 || elastic.max % elastic.unit !== 0) {
         ctx.addIssue({ code: 'custom', path: ['elastic', 'unit'], message: `unit (${elastic.unit}) must divide min (${elastic.min}) and max (${elastic.max})` });
       }
+    }
+  });
+
+/**
+ * An ElasticJob manifest (`workload.elasticJobs[i].manifest`): a file name (relative to the
+ * scenario, read by the loader) or the manifest inline, validated here at its YAML path.
+ */
+const manifestSchema = z
+  .custom<string | Record<string, unknown>>(
+    (value) => (typeof value === 'string' && value !== '') || (typeof value === 'object' && value !== null && !Array.isArray(value)),
+    says('expected an ElasticJob manifest: a file name or the manifest itself (a mapping)'),
+  )
+  .transform((value, ctx): { readonly file: string } | { readonly inline: ElasticJobManifest } => {
+    if (typeof value === 'string') return { file: value };
+    const validated = validateElasticJob(value);
+    if (validated.ok) return { inline: validated.manifest };
+    const { path, message, unknownKey } = validated.issue;
+    if (unknownKey === undefined) ctx.addIssue({ code: 'custom', path: [...path], message, input: value });
+    else ctx.addIssue({ code: 'unrecognized_keys', keys: [unknownKey], path: [...path], message, input: value });
+    return z.NEVER;
+  });
+
+/**
+ * One DLRover ElasticJob to submit (`workload.elasticJobs[i]`): its manifest, when and by whom,
+ * its work (steps, or data read through dynamic sharding) and the hidden truth of how it trains.
+ */
+const elasticJobEntrySchema = z
+  .strictObject(
+    {
+      manifest: manifestSchema,
+      submit: durationS.default(0),
+      user: z.string(says('expected a string')).default(''),
+      dataset: nameSchema.optional(),
+      steps: positiveUpTo(MAX_STEPS).optional(),
+      data: dataSchema.optional(),
+      model: z
+        .strictObject(
+          {
+            speed: psSpeedSchema.optional(),
+            stepTime: positiveDurationS.optional(),
+            commFraction: commFractionSchema.optional(),
+            psTruth: psTruthSchema.optional(),
+          },
+          says('expected a mapping {speed, psTruth} (PS jobs) or {stepTime, commFraction} (all-reduce jobs)'),
+        )
+        .default({}),
+    },
+    says('expected a mapping {manifest, submit, user, dataset, steps or data, model}'),
+  )
+  .superRefine((entry, ctx) => {
+    if (entry.steps !== undefined && entry.data !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['data'], message: 'give either steps or data, not both' });
+    } else if (entry.steps === undefined && entry.data === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'needs steps or data (the work to do)' });
     }
   });
 
@@ -371,14 +430,16 @@ const workloadSchema = z
   .strictObject(
     {
       jobs: z.array(jobSchema, says('expected a list of jobs')).optional(),
+      elasticJobs: z.array(elasticJobEntrySchema, says('expected a list of ElasticJobs ({manifest, steps or data, model})')).optional(),
       synthetic: syntheticSchema.optional(),
       trace: traceSchema.optional(),
     },
-    says('expected a mapping with jobs, synthetic and/or trace'),
+    says('expected a mapping with jobs, elasticJobs, synthetic and/or trace'),
   )
   .superRefine((workload, ctx) => {
-    if ((workload.jobs?.length ?? 0) === 0 && workload.synthetic === undefined && workload.trace === undefined) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'needs jobs, synthetic and/or trace (at least one job)' });
+    const listed = (workload.jobs?.length ?? 0) + (workload.elasticJobs?.length ?? 0);
+    if (listed === 0 && workload.synthetic === undefined && workload.trace === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'needs jobs, elasticJobs, synthetic and/or trace (at least one job)' });
     }
   });
 
@@ -669,6 +730,8 @@ export const scenarioSchema = z
 export type NodeGroupDoc = z.output<typeof nodeGroupSchema>;
 /** One replica role (`ps`, `chief`) as validated. */
 export type RoleDoc = z.output<typeof roleSchema>;
+/** One ElasticJob entry as validated (`workload.elasticJobs[i]`); durations in seconds. */
+export type ElasticJobEntryDoc = z.output<typeof elasticJobEntrySchema>;
 /** One inline job as validated (`workload.jobs[i]`); durations in seconds. */
 export type JobDoc = z.output<typeof jobSchema>;
 /** The synthetic workload section as validated; durations in seconds. */

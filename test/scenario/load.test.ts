@@ -210,7 +210,7 @@ describe('loadScenario: validation messages', () => {
 
   it('requires at least one job', async () => {
     const { error, file } = await loadError(`${CLUSTER}workload: {}\n`);
-    expect(error.message).toBe(`${file}:9: workload: needs jobs, synthetic and/or trace (at least one job)`);
+    expect(error.message).toBe(`${file}:9: workload: needs jobs, elasticJobs, synthetic and/or trace (at least one job)`);
   });
 
   it('rejects duplicate job ids at the second one', async () => {
