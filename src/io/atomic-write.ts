@@ -10,10 +10,10 @@ export function temporaryPath(path: string): string {
 }
 
 /**
- * Writes a file atomically: to a temporary name in the same folder, then renamed over the target.
+ * Writes a file (text or bytes) atomically: to a temporary name in the same folder, then renamed over the target.
  * On failure the temporary file is removed; a file-system refusal is a ConfigError naming the path.
  */
-export function writeFileAtomic(path: string, contents: string): void {
+export function writeFileAtomic(path: string, contents: string | Uint8Array): void {
   writeFilesAtomic(dirname(path), [[basename(path), contents]]);
 }
 
@@ -23,7 +23,7 @@ export function writeFileAtomic(path: string, contents: string): void {
  * renamed into place with the marker last. So when the marker is present, every file beside it is
  * from the same set; a failure leaves no temporary file and no marker.
  */
-export function writeFilesAtomic(folder: string, files: readonly (readonly [name: string, contents: string])[]): void {
+export function writeFilesAtomic(folder: string, files: readonly (readonly [name: string, contents: string | Uint8Array])[]): void {
   const temporaries: string[] = [];
   try {
     makeFolder(folder);

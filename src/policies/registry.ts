@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { SimParams } from '../model/sim-params.js';
 import { createNoAutoscale } from './autoscale/none.js';
 import type { AutoscalePolicy } from './autoscale/types.js';
+import type { HistoryView } from './autoscale/history-view.js';
 import { createNoData } from './data/none.js';
 import type { DataPolicy } from './data/types.js';
 import { durationOption, positiveOption, shareOption } from './options.js';
@@ -31,6 +32,8 @@ export interface PolicyHandle {
   readonly userWeights: Readonly<Record<string, number>>;
   /** The run's seed, for a policy that draws at random (from its own stream). */
   readonly seed: number;
+  /** The history of finished jobs (the scenario's `history`), as it was when the run started; absent without one. */
+  readonly history?: HistoryView;
 }
 
 /**
