@@ -385,7 +385,8 @@ const fillSchema = z.strictObject(
  * {file, startS} with the history time the run's t = 0 maps to.
  */
 const historySchema = z.preprocess(
-  (value) => (typeof value === 'string' ? { file: value } : value),
+  // A file name is short for {file}; an empty one stays a string, refused at `history` itself.
+  (value) => (typeof value === 'string' && value !== '' ? { file: value } : value),
   z.strictObject({ file: nameSchema, startS: durationS.optional() }, says('expected a file name, or a mapping {file, startS}')),
 );
 
