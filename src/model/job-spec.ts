@@ -139,6 +139,10 @@ export interface PsTruth {
   readonly psMemGrowthMiBPerStep: number;
   /** Memory a worker (or the chief) uses, MiB. */
   readonly workerMemMiB: number;
+  /** CPU the speed model's t0 is measured at, thousandths of a core: a worker's compute keeps at most this busy. */
+  readonly workerCpuMilli: number;
+  /** CPU of a PS the speed model's t1 is measured at, thousandths of a core. */
+  readonly psCpuMilli: number;
 }
 
 /** A job as submitted: everything the workload knows about it (static). */

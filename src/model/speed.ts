@@ -1,5 +1,6 @@
 import { assertNever } from '../errors.js';
 import type { JobSpec, RoleSpec } from './job-spec.js';
+import { psTruthStepsPerS } from './ps-truth.js';
 
 /** Replica counts a job runs with, as its speed model needs them. */
 export interface JobShape {
@@ -32,8 +33,21 @@ export function stepsPerS(spec: Pick<JobSpec, 'speed' | 'roles'>, shape: JobShap
   }
 }
 
-/** Steps per second at the requested shape: the speed effective training time is measured against. */
-export function nominalStepsPerS(spec: Pick<JobSpec, 'speed' | 'roles'>): number {
+/**
+ * Steps per second at the requested shape: the speed effective training time is measured against.
+ * A PS job with a truth counts its chief as a worker, as its truth does.
+ */
+export function nominalStepsPerS(spec: Pick<JobSpec, 'speed' | 'roles' | 'psTruth'>): number {
+  if (spec.psTruth !== undefined && spec.speed.kind === 'ps-async') {
+    const trainers = spec.roles.filter((r) => r.role !== 'ps' && r.replicas > 0);
+    const ps = spec.roles.find((r) => r.role === 'ps');
+    const holdings = {
+      workers: trainers.reduce((sum, r) => sum + r.replicas, 0),
+      workerCpuMilli: trainers.length > 0 ? Math.min(...trainers.map((r) => r.demand.cpuMilli)) : 0,
+      psCpuMilli: ps === undefined ? [] : new Array<number>(ps.replicas).fill(ps.demand.cpuMilli),
+    };
+    return psTruthStepsPerS(spec.speed, spec.psTruth, holdings);
+  }
   return stepsPerS(spec, requestedShape(spec));
 }
 

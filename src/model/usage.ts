@@ -30,14 +30,24 @@ import { stepsPerS as modelStepsPerS } from './speed.js';
 
 export type { RoleShape } from './shape.js';
 
+/** What one replica uses and holds (its pod's limits, which a controller knows). */
+export interface ReplicaUsage {
+  readonly cpuUsedCores: number;
+  readonly memUsedMiB: number;
+  readonly cpuHeldCores: number;
+  readonly memHeldMiB: number;
+}
+
 /** What each replica of a role uses. */
 export interface RoleUsage {
   readonly role: Role;
   readonly replicas: number;
-  /** CPU cores used per replica (never above its demand). */
+  /** CPU cores used per replica (never above its demand); the mean over replicas when they differ. */
   readonly cpuUsedCores: number;
-  /** Memory used per replica, in MiB. */
+  /** Memory used per replica, in MiB; the largest when they differ. */
   readonly memUsedMiB: number;
+  /** Replica by replica in rank order, for a role whose replicas differ (a PS job's parameter servers). */
+  readonly perReplica?: readonly ReplicaUsage[];
 }
 
 /** A job's usage: its steps/s and what each of its roles uses per replica. */

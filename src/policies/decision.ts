@@ -22,6 +22,8 @@ export type Decision =
       readonly jobId: string;
       readonly add: readonly TaskPlacement[];
       readonly remove: readonly TaskPlacement[];
+      /** Why, in words (an auto-scaler's plan records it). */
+      readonly reason?: string;
     }
   /**
    * Stop a running job and put it back in the queue; it keeps its progress (checkpoint on
@@ -40,6 +42,8 @@ export type Decision =
       readonly add: readonly TaskPlacement[];
       readonly remove: readonly TaskPlacement[];
       readonly pause: ReshapePause;
+      /** Why, in words (an auto-scaler's plan records it). */
+      readonly reason?: string;
     }
   /** Give a running job auxiliary tasks (CPU/memory only, preemptible) on idle capacity of any node. */
   | { readonly kind: 'attach'; readonly jobId: string; readonly tasks: readonly AuxTask[] }

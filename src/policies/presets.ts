@@ -33,8 +33,15 @@ export const presets: Readonly<Record<string, PolicyStack>> = {
     scheduling: 'fifo',
     placement: 'pack',
     recovery: 'dlrover',
+    autoscale: 'dlrover-brain',
+    description: 'fifo + pack with DLRover: fault tolerance (node check, pod replacement or scale-down to the node unit, flash checkpoints) and the brain auto-scaling elastic PS jobs',
+  },
+  static: {
+    scheduling: 'fifo',
+    placement: 'pack',
+    recovery: 'dlrover',
     autoscale: 'none',
-    description: 'fifo + pack with DLRover fault tolerance: node check, pod replacement or scale-down to the node unit, flash checkpoints',
+    description: 'dlrover without auto-scaling: jobs keep the sizes their users gave (the baseline the brain is compared with)',
   },
   'torch-elastic': {
     scheduling: 'fifo',

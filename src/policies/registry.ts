@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { SimParams } from '../model/sim-params.js';
+import { createDlroverBrain } from './autoscale/dlrover-brain.js';
 import { createNoAutoscale } from './autoscale/none.js';
 import type { AutoscalePolicy } from './autoscale/types.js';
 import type { HistoryView } from './autoscale/history-view.js';
@@ -109,6 +110,17 @@ export const recoveryPolicies = {
 /** Auto-scaling policies by id: one line each ("none": jobs keep their size). */
 export const autoscalePolicies = {
   none: plain(() => createNoAutoscale()),
+  'dlrover-brain': withOptions(
+    z.strictObject({ mode: z.enum(['single-job', 'cluster']).optional(), check: durationOption.optional(), planInterval: durationOption.optional(), estimateAfter: durationOption.optional(), psChangeInterval: durationOption.optional() }),
+    (_handle, o) =>
+      createDlroverBrain({
+        ...(o.mode === undefined ? {} : { mode: o.mode }),
+        ...(o.check === undefined ? {} : { checkS: o.check }),
+        ...(o.planInterval === undefined ? {} : { planIntervalS: o.planInterval }),
+        ...(o.estimateAfter === undefined ? {} : { estimateAfterS: o.estimateAfter }),
+        ...(o.psChangeInterval === undefined ? {} : { psChangeIntervalS: o.psChangeInterval }),
+      }),
+  ),
 } satisfies Record<string, PolicyEntry<AutoscalePolicy>>;
 
 /** Data-worker policies by id: one line each ("none": no auxiliary data workers). */

@@ -38,6 +38,8 @@ export interface JobView {
   readonly paused: boolean;
   /** Speeds measured at the shapes it has run with, oldest first. */
   readonly speedSamples: readonly SpeedSample[];
+  /** Its parameter-server pods in rank order, for a job whose PS ranks are tracked (a PS job with a modelled truth); empty otherwise. */
+  readonly psRanked: readonly TaskPlacement[];
   /** Loss values it has reported so far (empty for jobs without a loss curve). */
   lossSamples(): LossSample[];
 }

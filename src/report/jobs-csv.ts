@@ -37,6 +37,13 @@ export const JOB_COLUMNS = [
   'downtimeGpuHours',
   'user',
   'nodes',
+  'meanStepsPerS',
+  'finalStepsPerS',
+  'maxWorkers',
+  'maxPs',
+  'oomKills',
+  'psMigrations',
+  'droppedShards',
 ] as const;
 
 /** One row per job, as of the end of the run at `endS`; empty cells for what never happened. */
@@ -76,7 +83,19 @@ export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
       roundRatio(job.downtimeGpuS / 3600),
       job.spec.user,
       job.nodesUsed.join(' '),
+      job.runningS > 0 ? roundRate(job.progressSteps / job.runningS) : '',
+      job.lastRateStepsPerS > 0 ? roundRate(job.lastRateStepsPerS) : '',
+      job.maxWorkers,
+      job.psStats?.maxPs ?? 0,
+      job.psStats?.oomKills ?? 0,
+      job.psStats?.psMigrations ?? 0,
+      job.droppedShards,
     ];
   });
   return stringify([[...JOB_COLUMNS], ...rows]);
+}
+
+/** A speed in steps/s to 4 significant digits. */
+function roundRate(stepsPerS: number): number {
+  return Number(stepsPerS.toPrecision(4));
 }

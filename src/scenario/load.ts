@@ -4,7 +4,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
 import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
-import type { JobSpec, LossCurveSpec, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
+import type { JobSpec, LossCurveSpec, PsTruth, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
 import { convergenceStep } from '../model/observations.js';
 import { expectedDownShare, type FaultCatalog, loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
 import { presetNames, presetStack } from '../policies/presets.js';
@@ -624,7 +624,7 @@ function buildJob(job: JobDoc, index: number, source: string): JobSpec {
     gpuTypes: job.gpuTypes,
     roles,
     elastic: job.elastic ? { minReplicas: job.elastic.min, maxReplicas: job.elastic.max, unit: job.elastic.unit } : null,
-    totalSteps: loss ? convergenceStep(loss) : totalSteps,
+    totalSteps: loss ? convergenceStep(loss) : job.data ? Math.ceil((job.data.samplesPerEpoch * job.data.epochs) / job.data.batchSize) : totalSteps,
     speed,
     source,
     ...(loss ? { loss } : {}),
@@ -634,6 +634,22 @@ function buildJob(job: JobDoc, index: number, source: string): JobSpec {
     ...(job.startup > 0 ? { startupS: job.startup } : {}),
     ...(job.priority === undefined ? {} : { priority: job.priority }),
     ...(job.dataset === undefined ? {} : { dataset: job.dataset }),
+    ...(job.data === undefined ? {} : { data: { ...job.data } }),
+    ...(job.resourceLimits === undefined ? {} : { resourceLimits: { cpuMilli: Math.round(job.resourceLimits.cpuCores * 1000), memMiB: Math.round(job.resourceLimits.memGiB * 1024) } }),
+    ...(job.optimizeMode === undefined ? {} : { optimizeMode: job.optimizeMode }),
+    ...(job.psTruth === undefined ? {} : { psTruth: psTruthOf(job.psTruth) }),
+  };
+}
+
+/** A validated `psTruth` block in base units. */
+function psTruthOf(doc: NonNullable<JobDoc['psTruth']>): PsTruth {
+  return {
+    variableSizes: doc.variableSizes,
+    psMemBaseMiB: Math.round(doc.psMemBaseGiB * 1024),
+    psMemGrowthMiBPerStep: doc.psMemGrowthMiBPerStep,
+    workerMemMiB: Math.round(doc.workerMemGiB * 1024),
+    workerCpuMilli: Math.round(doc.workerCpuCores * 1000),
+    psCpuMilli: Math.round(doc.psCpuCores * 1000),
   };
 }
 

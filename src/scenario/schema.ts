@@ -119,7 +119,23 @@ const KIND_ONLY_KEYS = [
   ['ps', ['ps']],
   ['chief', ['allreduce', 'ps']],
   ['loss', ['allreduce', 'ps']],
+  ['psTruth', ['ps']],
+  ['data', ['allreduce', 'ps']],
+  ['optimizeMode', ['ps']],
 ] as const;
+
+/** The hidden truth of a PS job (model/ps-truth.ts): hot PS, memory growth, what a worker and a PS use. */
+const psTruthSchema = z.strictObject(
+  {
+    variableSizes: z.array(positiveUpTo(1e12), says('expected a list of positive numbers')).min(1, says('expected at least one variable size')).max(100_000, says('expected at most 100000 variable sizes')),
+    psMemBaseGiB: positiveUpTo(MAX_MEM_GIB),
+    psMemGrowthMiBPerStep: z.number(says('expected a number >= 0')).min(0, says('expected a number >= 0')).max(MAX_MEM_GIB * 1024, says(`expected at most ${MAX_MEM_GIB * 1024}`)).default(0),
+    workerMemGiB: memGiBSchema,
+    workerCpuCores: cpuCoresSchema,
+    psCpuCores: cpuCoresSchema,
+  },
+  says('expected a mapping {variableSizes, psMemBaseGiB, psMemGrowthMiBPerStep, workerMemGiB, workerCpuCores, psCpuCores}'),
+);
 
 const jobSchema = z
   .strictObject({
@@ -130,8 +146,6 @@ const jobSchema = z
     kind: z.enum(['batch', 'allreduce', 'ps'], says('expected one of batch, allreduce, ps')).default('batch'),
     submit: durationS.default(0),
     user: z.string(says('expected a string')).default(''),
-    // The dataset it trains on: the auto-scaler's history matches jobs by user and dataset.
-    dataset: nameSchema.optional(),
     gpuTypes: gpuTypesSchema.default([]),
     replicas: replicasSchema.default(1),
     gpus: gpusSchema.default(0),
@@ -161,9 +175,27 @@ const jobSchema = z
         says('expected a mapping {t0, t1, t2, t3}'),
       )
       .optional(),
+    // The dataset it trains on (the auto-scaler's history matches jobs by user and dataset).
+    dataset: nameSchema.optional(),
+    // Its CPU and memory budget for auto-scaling (DLRover's resourceLimits).
+    resourceLimits: z.strictObject({ cpuCores: cpuCoresSchema, memGiB: memGiBSchema }, says('expected a mapping {cpuCores, memGiB}')).optional(),
+    optimizeMode: z.enum(['manual', 'single-job', 'cluster'], says('expected one of manual, single-job, cluster')).optional(),
+    psTruth: psTruthSchema.optional(),
+    // Its training data, read through dynamic sharding: the job's steps are its epochs at batchSize a step.
+    data: z
+      .strictObject(
+        {
+          samplesPerEpoch: countUpTo(1e15),
+          epochs: countUpTo(1_000_000),
+          batchSize: countUpTo(1e9),
+          minibatchesPerShard: countUpTo(1_000_000).default(10),
+        },
+        says('expected a mapping {samplesPerEpoch, epochs, batchSize, minibatchesPerShard}'),
+      )
+      .optional(),
     elastic: z
       .strictObject(
-        { min: replicasSchema, max: replicasSchema, unit: replicasSchema.default(1) },
+        { min: wholeUpTo(MAX_REPLICAS), max: replicasSchema, unit: replicasSchema.default(1) },
         says('expected a mapping {min, max, unit}'),
       )
       .optional(),
@@ -206,8 +238,10 @@ const jobSchema = z
       } else if (job.duration === undefined) {
         ctx.addIssue({ code: 'custom', path: [], message: 'a batch job needs a duration' });
       }
-    } else if (job.duration !== undefined && job.steps !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['steps'], message: 'give either duration or steps, not both' });
+    } else if ([job.duration, job.steps, job.data].filter((v) => v !== undefined).length > 1) {
+      ctx.addIssue({ code: 'custom', path: [job.data !== undefined ? 'data' : 'steps'], message: 'give one of duration, steps and data' });
+    } else if (job.data !== undefined) {
+      if (job.loss !== undefined) ctx.addIssue({ code: 'custom', path: ['data'], message: 'a job with a loss curve ends on convergence: data sets its steps otherwise' });
     } else if (job.loss !== undefined) {
       checkLossCurve(job.loss, job.duration !== undefined || job.steps !== undefined, ctx);
     } else if (job.duration === undefined && job.steps === undefined) {
@@ -222,6 +256,8 @@ const jobSchema = z
         ctx.addIssue({ code: 'custom', path: ['elastic', 'min'], message: `min (${elastic.min}) exceeds replicas (${job.replicas})` });
       } else if (elastic.max < job.replicas) {
         ctx.addIssue({ code: 'custom', path: ['elastic', 'max'], message: `max (${elastic.max}) is below replicas (${job.replicas})` });
+      } else if (elastic.min === 0 && job.chief === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['elastic', 'min'], message: 'min 0 needs a chief (a job trains with at least one worker or a chief)' });
       } else if (elastic.min % elastic.unit !== 0 || elastic.max % elastic.unit !== 0) {
         ctx.addIssue({ code: 'custom', path: ['elastic', 'unit'], message: `unit (${elastic.unit}) must divide min (${elastic.min}) and max (${elastic.max})` });
       }

@@ -325,6 +325,16 @@ export class FaultHandler {
       oom: oomed && { role: oomed.role, memMiB: oomed.demand.memMiB },
     };
     const plan = this.recovery.onCrash(job, cause, this.recoveryContext(cause, byNode));
+    this.control.workersLostToCrash = true;
+    try {
+      this.carryOut(job, plan, faultType);
+    } finally {
+      this.control.workersLostToCrash = false;
+    }
+  }
+
+  /** Carries out a recovery plan for a crashed job. */
+  private carryOut(job: JobRuntime, plan: ReturnType<RecoveryPolicy['onCrash']>, faultType: string): void {
     this.control.markDirty();
     switch (plan.kind) {
       case 'fail':
@@ -459,9 +469,10 @@ export class FaultHandler {
   onOom(job: JobRuntime): void {
     const task = this.control.shortOfMemory(job);
     if (!task) return;
-    const useMiB = job.spec.roles.find((r) => r.role === task.role)!.memUseMiB!;
-    const detail = `${task.role} pod with ${task.demand.memMiB / 1024} GiB uses ${useMiB / 1024} GiB`;
+    const useMiB = this.control.memNeedMiB(job, task, job.progressSteps) ?? task.demand.memMiB;
+    const detail = `${task.role} pod with ${round2(task.demand.memMiB / 1024)} GiB uses ${round2(useMiB / 1024)} GiB`;
     this.faults.log({ timeS: this.engine.nowS, event: 'job-oom', faultType: '', node: this.cluster.nodes[task.nodeIndex]!.name, gpu: null, jobId: job.spec.id, detail });
+    (job.psStats ??= { maxPs: 0, oomKills: 0, psMigrations: 0 }).oomKills++;
     this.crash(job, null, 'OOM-killed', task);
   }
 
@@ -526,4 +537,9 @@ function tasksByNode(tasks: readonly TaskPlacement[]): Map<number, TaskPlacement
     else byNode.set(task.nodeIndex, [task]);
   }
   return byNode;
+}
+
+/** Rounded to two decimals, for messages. */
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
 }

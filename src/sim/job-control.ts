@@ -1,3 +1,5 @@
+import { JobShards } from './job-shards.js';
+import { holdingsOf, psJobStepsPerS, psOomAtStep, psTruthOf, rankPs, taskMemNeedMiB } from './ps-job.js';
 import type { Engine } from '../engine/engine.js';
 import { InvariantError } from '../errors.js';
 import type { AuxTask, Eviction, TaskPlacement } from '../model/allocation.js';
@@ -239,8 +241,9 @@ export class JobControl {
    * resize pause with a checkpoint save (it becomes the job's last checkpoint), then the restart
    * and the checkpoint's load. Progress is kept; the pause is not recovery from a fault.
    */
-  finishReshape(job: JobRuntime, pause: ReshapePause): void {
+  finishReshape(job: JobRuntime, pause: ReshapePause, migrated = false): void {
     job.reshapes++;
+    if (migrated) (job.psStats ??= { maxPs: 0, oomKills: 0, psMigrations: 0 }).psMigrations++;
     // The reshape's save is a checkpoint like any other: a later crash rolls back to it.
     if (pause === 'checkpoint-restore' && job.spec.checkpoint) markCheckpoint(job, job.storedProgressSteps);
     this.takeShape(job);
@@ -300,6 +303,10 @@ export class JobControl {
   complete(job: JobRuntime): void {
     job.advanceTo(this.engine.nowS);
     job.progressSteps = job.spec.totalSteps;
+    if (job.shards !== null) {
+      job.shards.sync(job.progressSteps, this.cluster.tasksOf(job.spec.id) ?? [], false);
+      job.shards.drain();
+    }
     this.stopRunning(job);
     job.phase = 'completed';
     job.endS = this.engine.nowS;
@@ -363,14 +370,42 @@ export class JobControl {
     }
     job.gpusWhenRunning = job.gpus;
     job.cpuMilliWhenRunning = job.cpuMilli;
+    job.maxWorkers = Math.max(job.maxWorkers, job.workers + replicasIn(job.shape, 'chief'));
+    if (job.ps > 0) {
+      const stats = (job.psStats ??= { maxPs: 0, oomKills: 0, psMigrations: 0 });
+      stats.maxPs = Math.max(stats.maxPs, job.ps);
+    }
     const crossRack = job.spec.kind === 'allreduce' && racks.size > 1;
-    const psCpuMilli = demandIn(job.shape, 'ps')?.cpuMilli;
-    const shape = psCpuMilli === undefined ? { workers: job.workers, ps: job.ps } : { workers: job.workers, ps: job.ps, psCpuMilli };
-    job.baseRateStepsPerS = stepsPerS(job.spec, shape) / (crossRack ? this.scenario.params.crossRackSlowdown : 1);
+    this.syncShards(job, tasks);
+    const psTruth = psTruthOf(job.spec);
+    if (psTruth !== null) {
+      job.psRanked = rankPs(job.psRanked, tasks);
+      job.baseRateStepsPerS = psJobStepsPerS(psTruth, holdingsOf(tasks, job.psRanked));
+    } else {
+      const psCpuMilli = demandIn(job.shape, 'ps')?.cpuMilli;
+      const shape = psCpuMilli === undefined ? { workers: job.workers, ps: job.ps } : { workers: job.workers, ps: job.ps, psCpuMilli };
+      job.baseRateStepsPerS = stepsPerS(job.spec, shape) / (crossRack ? this.scenario.params.crossRackSlowdown : 1);
+    }
     job.shapeSinceS = this.engine.nowS;
     job.hardwareFactor = this.hardwareFactorOf(job);
     this.refreshRate(job);
   }
+
+  /**
+   * A job reading its data through dynamic sharding: the shards its progress passed go to the
+   * workers it had, workers gone give their shards back (their partial samples are trained again),
+   * dropped shards are skipped (see job-shards.ts).
+   */
+  private syncShards(job: JobRuntime, tasks: readonly TaskPlacement[]): void {
+    if (job.spec.data === undefined) return;
+    job.advanceTo(this.engine.nowS);
+    job.shards ??= new JobShards(job.spec.data);
+    const deltaSteps = job.shards.sync(job.progressSteps, tasks, this.workersLostToCrash);
+    if (deltaSteps !== 0) job.progressSteps = Math.min(job.spec.totalSteps, Math.max(0, job.progressSteps + deltaSteps));
+  }
+
+  /** True while the fault handler recovers a crashed job: the workers it loses died (their shards count a retry). */
+  workersLostToCrash = false;
 
   /** Pauses a running job's training for the steps given, one after another; a resume event ends the pause. Returns its length in seconds. */
   pause(job: JobRuntime, steps: readonly PauseStep[], forRecovery = isRecoveryPause(steps)): number {
@@ -439,6 +474,7 @@ export class JobControl {
     job.busyGpusCounted = job.rateStepsPerS > 0 ? job.gpus * job.speedFactor * job.hardwareFactor : 0;
     this.busyGpus += job.busyGpusCounted;
     job.epoch++;
+    if (job.rateStepsPerS > 0) job.lastRateStepsPerS = job.rateStepsPerS;
     const finishS = job.finishTimeS();
     if (Number.isFinite(finishS)) {
       this.engine.scheduleAt(finishS, { kind: 'job-finish', jobId: job.spec.id, epoch: job.epoch });
@@ -450,6 +486,23 @@ export class JobControl {
       const dueS = this.engine.nowS + Math.max(0, job.checkpointIntervalS - job.trainedSinceCheckpointS);
       if (dueS < finishS) this.engine.scheduleAt(dueS, { kind: 'checkpoint', jobId: job.spec.id, epoch: job.epoch });
     }
+    this.scheduleMemoryLimit(job, finishS);
+  }
+
+  /**
+   * A job whose PS memory grows: its OOM kill comes when the first PS's use reaches what it holds,
+   * at the current rate (a later change of rate schedules it anew; an early one finds no PS short).
+   */
+  private scheduleMemoryLimit(job: JobRuntime, finishS: number): void {
+    const psTruth = psTruthOf(job.spec);
+    if (psTruth === null || !(psTruth.truth.psMemGrowthMiBPerStep > 0) || job.psRanked.length === 0) return;
+    const steps = job.progressSteps;
+    const oomStep = psOomAtStep(psTruth, job.psRanked, steps);
+    if (!Number.isFinite(oomStep)) return;
+    const rate = job.rateStepsPerS;
+    if (oomStep > steps && !(rate > 0)) return;
+    const atS = oomStep <= steps ? this.engine.nowS : this.engine.nowS + (oomStep - steps) / rate;
+    if (atS < finishS) this.engine.scheduleAt(atS, { kind: 'job-oom', jobId: job.spec.id, trainingStart: job.trainingStarts });
   }
 
   /** A checkpoint save starts: training blocks for the save (flash: half a second). */
@@ -485,14 +538,24 @@ export class JobControl {
     }
   }
 
-  /** The job's first pod with less memory than its role uses, if any. */
+  /** The job's first pod with less memory than it uses now, if any. */
   shortOfMemory(job: JobRuntime): TaskPlacement | null {
-    if (!job.spec.roles.some((r) => r.memUseMiB !== undefined)) return null;
+    const psTruth = psTruthOf(job.spec);
+    if (psTruth === null && !job.spec.roles.some((r) => r.memUseMiB !== undefined)) return null;
+    const steps = psTruth === null ? 0 : job.progressSteps;
     for (const task of this.cluster.tasksOf(job.spec.id) ?? []) {
-      const useMiB = job.spec.roles.find((r) => r.role === task.role)?.memUseMiB;
-      if (useMiB !== undefined && task.demand.memMiB < useMiB) return task;
+      const useMiB = this.memNeedMiB(job, task, steps);
+      // A PS whose growing use reaches its limit is killed; a static need must exceed it.
+      if (useMiB !== undefined && (task.demand.memMiB < useMiB || (psTruth !== null && task.role === 'ps' && task.demand.memMiB <= useMiB))) return task;
     }
     return null;
+  }
+
+  /** Memory the task uses after `steps` steps, MiB (undefined: no model says more than its share of the request). */
+  memNeedMiB(job: JobRuntime, task: TaskPlacement, steps: number): number | undefined {
+    const psTruth = psTruthOf(job.spec);
+    if (psTruth !== null) return taskMemNeedMiB(psTruth, task, job.psRanked, steps);
+    return job.spec.roles.find((r) => r.role === task.role)?.memUseMiB;
   }
 
   /** Checks, once the instant's actions are applied, whether a job begins training on broken hardware. */

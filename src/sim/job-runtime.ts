@@ -1,4 +1,6 @@
 import { InvariantError } from '../errors.js';
+import type { TaskPlacement } from '../model/allocation.js';
+import type { JobShards } from './job-shards.js';
 import type { JobRecord } from '../metrics/job-record.js';
 import { priorityOf, requestedGpus, requestOf, truthOf, type JobKind, type PriorityClass, type JobRequest, type JobSpec, type JobTruth, type Role } from '../model/job-spec.js';
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
@@ -14,6 +16,7 @@ const DAY_S = 86_400;
 // tens of bytes a job).
 const NO_PAUSE_STEPS: readonly PauseStep[] = Object.freeze([]);
 const NO_NODES: readonly string[] = Object.freeze([]);
+const NO_TASKS: readonly TaskPlacement[] = Object.freeze([]);
 /** Nodes a job's list of used nodes holds before it keeps a set of them too. */
 const NODES_SCANNED = 16;
 const NO_SPEED_SAMPLES: readonly SpeedSample[] = Object.freeze([]);
@@ -49,7 +52,7 @@ export function hardwareSpeedFactor(kind: JobKind, tasks: readonly TaskSpeed[]):
 }
 
 /** Numbers a job's runtime state keeps (the accessors of JobRuntime, in order). */
-const NUMBERS_PER_JOB = 49;
+const NUMBERS_PER_JOB = 51;
 
 /**
  * The numbers of many jobs' runtime state in one typed array: 8 bytes a number, and nothing for the
@@ -562,6 +565,35 @@ export class JobRuntime implements OracleJobView, JobRecord {
     return this.numbers[this.at + 47]!;
   }
 
+  /** Its last positive training speed, steps/s (0 before it trained). */
+  get lastRateStepsPerS(): number {
+    return this.numbers[this.at + 49]!;
+  }
+
+  set lastRateStepsPerS(value: number) {
+    this.numbers[this.at + 49] = value;
+  }
+
+  /** The most training workers (the chief included) it ran with. */
+  get maxWorkers(): number {
+    return this.numbers[this.at + 50]!;
+  }
+
+  set maxWorkers(value: number) {
+    this.numbers[this.at + 50] = value;
+  }
+
+  /** Its dynamic-sharding ledger, for a job with a data spec (made when it first runs). */
+  shards: JobShards | null = null;
+
+  /** Shards its data lost for good after too many retries. */
+  get droppedShards(): number {
+    return this.shards?.droppedShards ?? 0;
+  }
+
+  /** What happened to its parameter servers (made when one first had a PS). */
+  psStats: { maxPs: number; oomKills: number; psMigrations: number } | null = null;
+
   /** GPUs the job asked for (shared GPUs count fractionally). */
   get requestedGpus(): number {
     return this.numbers[this.at + 48]!;
@@ -572,8 +604,19 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** What `truth` returns while the job lives (made when first read, let go when the job ends). */
   private truthMade: JobTruth | null = null;
 
+  /** The job as submitted (its roles as an auto-scaler's create plan set them, when one did). */
+  get spec(): JobSpec {
+    return this.specNow;
+  }
+
+  /**
+   * The job's PS tasks in rank order (jobs with a PS truth only; empty otherwise): a PS that
+   * replaces one takes over its rank, as a migrated PS keeps its rank index.
+   */
+  psRanked: readonly TaskPlacement[] = NO_TASKS;
+
   constructor(
-    readonly spec: JobSpec,
+    private specNow: JobSpec,
     private readonly seed: number,
     private readonly clock: SimClock,
     store: JobNumbers = new JobNumbers(1),
@@ -586,10 +629,26 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.numbers[this.at + 18] = -1;
     this.numbers[this.at + 19] = 1;
     this.numbers[this.at + 25] = Infinity;
-    this.numbers[this.at + 47] = nominalStepsPerS(spec);
-    this.numbers[this.at + 48] = requestedGpus(spec);
+    this.numbers[this.at + 47] = nominalStepsPerS(specNow);
+    this.numbers[this.at + 48] = requestedGpus(specNow);
     if (!(this.nominalRateStepsPerS > 0)) {
-      throw new InvariantError(`job ${spec.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
+      throw new InvariantError(`job ${specNow.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
+    }
+  }
+
+  /**
+   * Replaces the job's roles before it is first queued (an auto-scaler's create plan sizes it):
+   * its request, nominal speed and requested GPUs follow.
+   */
+  replaceRoles(roles: JobSpec['roles']): void {
+    if (this.phase !== 'waiting' || this.firstStartS !== null) throw new InvariantError(`job ${this.specNow.id}: its roles can change only before it is queued`);
+    this.specNow = { ...this.specNow, roles };
+    this.requestMade = null;
+    this.truthMade = null;
+    this.numbers[this.at + 47] = nominalStepsPerS(this.specNow);
+    this.numbers[this.at + 48] = requestedGpus(this.specNow);
+    if (!(this.nominalRateStepsPerS > 0)) {
+      throw new InvariantError(`job ${this.specNow.id}: its planned shape trains at ${this.nominalRateStepsPerS} steps/s`);
     }
   }
 

@@ -18,6 +18,7 @@ import type { SimEvent } from './events.js';
 import type { JobControl } from './job-control.js';
 import type { JobRuntime } from './job-runtime.js';
 import { Sampler } from './sampler.js';
+import type { ScalePlanLog } from './scale-plan-log.js';
 
 /** Policy kinds consulted at the end of an instant, in the order the host runs them (recovery of crashed jobs comes first, in the fault handler). */
 export type ConsultedKind = 'scheduling' | 'autoscale' | 'data';
@@ -74,6 +75,8 @@ export interface PolicyHostSetup {
   readonly dataPolicy?: DataPolicy;
   /** The history of finished jobs, handed to every policy factory. */
   readonly history?: HistoryView;
+  /** Where the auto-scaler's plans are logged as ScalePlans. */
+  readonly scalePlans: ScalePlanLog;
 }
 
 /** The stage of recovery the host runs after scheduling: growing shrunk jobs back. */
@@ -107,6 +110,7 @@ export class PolicyHost {
   private readonly cluster: ClusterState;
   private readonly control: JobControl;
   private readonly sampler: Sampler;
+  private readonly scalePlans: ScalePlanLog;
   private samplePending = false;
   private readonly due: Record<ConsultedKind, boolean> = { scheduling: false, autoscale: false, data: false };
   /** Jobs whose tasks a kind changed in this instant. */
@@ -118,6 +122,7 @@ export class PolicyHost {
     this.engine = setup.engine;
     this.cluster = setup.cluster;
     this.control = setup.control;
+    this.scalePlans = setup.scalePlans;
     const { scenario } = setup;
     const stack = stackOf(scenario);
     const handle: PolicyHandle = { params: scenario.params, userWeights: scenario.userWeights ?? {}, seed: scenario.seed, ...(setup.history ? { history: setup.history } : {}) };
@@ -132,7 +137,9 @@ export class PolicyHost {
     this.sampler = new Sampler({ periodS: scenario.params.samplePeriodS, seed: scenario.seed }, {
       truthOf: (jobId) => {
         const job = this.control.job(jobId);
-        return { jobId, spec: job.spec, shape: job.shape, stepsPerS: job.rateStepsPerS };
+        if (job.psRanked.length === 0) return { jobId, spec: job.spec, shape: job.shape, stepsPerS: job.rateStepsPerS };
+        const ps = { tasks: this.cluster.tasksOf(jobId) ?? [], psRanked: job.psRanked, steps: job.progressSteps };
+        return { jobId, spec: job.spec, shape: job.shape, stepsPerS: job.rateStepsPerS, ps };
       },
     });
   }
@@ -230,8 +237,21 @@ export class PolicyHost {
       }
       allowed.push(decision);
     }
+    const scaled = kind === 'autoscale' ? allowed.flatMap((d) => (d.kind === 'resize' || d.kind === 'reshape-role' ? [{ decision: d, before: [...(this.cluster.tasksOf(d.jobId) ?? [])] }] : [])) : [];
     applyDecisions(this.control, allowed, name);
     for (const decision of allowed) if (decision.kind !== 'attach' && decision.kind !== 'detach') this.changedThisInstant.add(decision.jobId);
+    for (const { decision, before } of scaled) {
+      const after = this.cluster.tasksOf(decision.jobId) ?? [];
+      this.scalePlans.applied(decision, this.engine.nowS, before, after, this.control.job(decision.jobId).psRanked);
+    }
+  }
+
+  /** Sizes a job as it is submitted when the auto-scaler has a create stage for it (its plan is logged). */
+  createPlan(job: JobRuntime): void {
+    const plan = this.autoscale.createPlan?.(job.request, this.engine.nowS) ?? null;
+    if (plan === null) return;
+    job.replaceRoles(plan.roles);
+    this.scalePlans.created(job.spec.id, this.engine.nowS, plan.roles, plan.reason);
   }
 
   private policyOf(kind: ConsultedKind): { readonly name: string; readonly tickS?: number } {

@@ -9,7 +9,9 @@
 import { InvariantError } from '../errors.js';
 import type { JobSpec } from '../model/job-spec.js';
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
-import { trueUsage, type RoleShape, type RoleUsage, type UsageSample } from '../model/usage.js';
+import type { TaskPlacement } from '../model/allocation.js';
+import { trueUsage, type ReplicaUsage, type RoleShape, type RoleUsage, type UsageSample } from '../model/usage.js';
+import { holdingsOf, psJobUsage, psTruthOf, type PsTruthJob } from './ps-job.js';
 
 /** Records kept per job: DLRover's job master keeps its last 50 (REFERENCE §2). */
 export const SAMPLES_KEPT = 50;
@@ -29,6 +31,8 @@ export interface UsageTruth {
   readonly spec: JobSpec;
   readonly shape: readonly RoleShape[];
   readonly stepsPerS: number;
+  /** For a job with a PS truth: its tasks, its PS in rank order and the steps it has done. */
+  readonly ps?: { readonly tasks: readonly TaskPlacement[]; readonly psRanked: readonly TaskPlacement[]; readonly steps: number };
 }
 
 /** Where the sampler reads a listened job's current truth. */
@@ -128,6 +132,8 @@ export class Sampler {
   }
 
   private measure(truth: UsageTruth, atS: number, index: number): UsageSample {
+    const psJob = truth.ps === undefined ? null : psTruthOf(truth.spec);
+    if (psJob !== null) return this.measurePsJob(psJob, truth, atS, index);
     const usage = trueUsage(truth.spec, truth.shape, truth.stepsPerS);
     const key = `dlsim:${this.seed}:usage:${truth.jobId}`;
     const roles = usage.roles.map((r, i): RoleUsage => {
@@ -139,5 +145,31 @@ export class Sampler {
     });
     const steps = usage.stepsPerS * (1 + SPEED_NOISE * keyedNormal(`${key}:steps:${index}`));
     return { atS, stepsPerS: Math.max(0, steps), roles };
+  }
+
+  /** A sample of a job with a PS truth: workers and the chief alike, each PS on its own (rank by rank). */
+  private measurePsJob(psJob: PsTruthJob, truth: UsageTruth, atS: number, index: number): UsageSample {
+    const { tasks, psRanked, steps } = truth.ps!;
+    const usage = psJobUsage(psJob, holdingsOf(tasks, psRanked), truth.stepsPerS, steps);
+    const key = `dlsim:${this.seed}:usage:${truth.jobId}`;
+    const noisy = (value: number, noise: number, drawKey: string): number => Math.max(0, value * (1 + noise * keyedNormal(drawKey)));
+    const roles: RoleUsage[] = truth.shape.map((r, i) => {
+      const roleKey = `${key}:${i}:${r.role}`;
+      if (r.role !== 'ps') {
+        const cpu = Math.min(r.demand.cpuMilli / 1000, noisy(usage.workerCpuCores, this.cpuNoise, `${roleKey}:cpu:${index}`));
+        return { role: r.role, replicas: r.replicas, cpuUsedCores: cpu, memUsedMiB: noisy(usage.workerMemMiB, this.memNoise, `${roleKey}:mem:${index}`) };
+      }
+      const perReplica: ReplicaUsage[] = psRanked.map((task, rank) => ({
+        cpuUsedCores: Math.min(task.demand.cpuMilli / 1000, noisy(usage.psCpuCores[rank]!, this.cpuNoise, `${roleKey}:${rank}:cpu:${index}`)),
+        memUsedMiB: noisy(usage.psMemMiB[rank]!, this.memNoise, `${roleKey}:${rank}:mem:${index}`),
+        cpuHeldCores: task.demand.cpuMilli / 1000,
+        memHeldMiB: task.demand.memMiB,
+      }));
+      const meanCpu = perReplica.reduce((sum, u) => sum + u.cpuUsedCores, 0) / Math.max(1, perReplica.length);
+      const maxMem = perReplica.reduce((most, u) => Math.max(most, u.memUsedMiB), 0);
+      return { role: 'ps', replicas: r.replicas, cpuUsedCores: meanCpu, memUsedMiB: maxMem, perReplica };
+    });
+    const stepsPerS = noisy(truth.stepsPerS, SPEED_NOISE, `${key}:steps:${index}`);
+    return { atS, stepsPerS, roles };
   }
 }

@@ -19,6 +19,7 @@ import { FaultTracker, type TimelineRow } from './fault-tracker.js';
 import { FaultHandler } from './fault-handler.js';
 import { EverFits } from './ever-fits.js';
 import { JobControl } from './job-control.js';
+import { describePlan, ScalePlanLog } from './scale-plan-log.js';
 import { PolicyHost } from './policy-host.js';
 import { InvariantChecker, invariantChecksByDefault } from './invariants.js';
 import { JobNumbers, JobRuntime } from './job-runtime.js';
@@ -56,7 +57,7 @@ export interface SimOptions {
 export class Simulation {
   readonly cluster: ClusterState;
   /** Plans the auto-scaler made, as ScalePlans, in order. */
-  private readonly scalePlans: ScalePlanRecord[] = [];
+  private readonly scalePlans: ScalePlanLog;
   private readonly engine: Engine<SimEvent>;
   private readonly jobs: JobRuntime[];
   private readonly control: JobControl;
@@ -86,12 +87,14 @@ export class Simulation {
     this.jobs = scenario.jobs.map((spec) => new JobRuntime(spec, scenario.seed, this.engine, numbers));
     this.checker = (options.checkInvariants ?? invariantChecksByDefault()) ? new InvariantChecker(this.jobs, this.cluster) : null;
     this.faults = new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus));
+    this.scalePlans = new ScalePlanLog((plan) => this.faults.log({ timeS: plan.atS, event: 'scale-plan', faultType: '', node: '', gpu: null, jobId: plan.ownerJob, detail: describePlan(plan) }));
     this.control = new JobControl({ engine: this.engine, cluster: this.cluster, scenario, tracker: this.faults, jobs: this.jobs });
     this.host = new PolicyHost({
       engine: this.engine,
       cluster: this.cluster,
       control: this.control,
       scenario,
+      scalePlans: this.scalePlans,
       ...(options.schedulingPolicy ? { schedulingPolicy: options.schedulingPolicy } : {}),
       ...(options.autoscalePolicy ? { autoscalePolicy: options.autoscalePolicy } : {}),
       ...(options.dataPolicy ? { dataPolicy: options.dataPolicy } : {}),
@@ -167,7 +170,7 @@ export class Simulation {
     });
     this.checker?.afterRun(summary, endS);
     const host = this.host;
-    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans, samplesOf: (jobId) => host.samplesOf(jobId) };
+    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans.plans, samplesOf: (jobId) => host.samplesOf(jobId) };
   }
 
   private isStale(event: SimEvent): boolean {
@@ -247,6 +250,7 @@ export class Simulation {
     const job = this.jobs[jobIndex]!;
     const next = this.jobs[jobIndex + 1];
     if (next) this.engine.scheduleAt(next.spec.submitS, { kind: 'job-arrival', jobIndex: jobIndex + 1 });
+    this.host.createPlan(job);
     if (this.everFits(job)) this.control.arrive(job);
     else this.control.rejectUnschedulable(job);
   }

@@ -63,6 +63,7 @@ function blindView(job: JobRuntime): JobView {
   return {
     request: job.request,
     shape: job.shape,
+    psRanked: job.psRanked,
     phase: job.phase,
     queuePosition: job.queuePosition,
     firstStartS: job.firstStartS,

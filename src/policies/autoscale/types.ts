@@ -1,3 +1,4 @@
+import type { JobRequest, RoleSpec } from '../../model/job-spec.js';
 import type { Decision } from '../decision.js';
 import type { ObservingContext } from '../types.js';
 
@@ -11,4 +12,15 @@ export interface AutoscalePolicy {
   /** When set, the policy is consulted every this many seconds; otherwise after any change while jobs run. */
   readonly tickS?: number;
   autoscale(context: ObservingContext): Decision[];
+  /**
+   * Sizes a job as it is submitted, before it is queued (DLRover's create stage): the roles it is to
+   * start with (within its spec's bounds), and why; null keeps what its submitter asked for.
+   */
+  createPlan?(request: JobRequest, nowS: number): CreatePlan | null;
+}
+
+/** The roles a job is to start with, as an auto-scaler's create stage sized them. */
+export interface CreatePlan {
+  readonly roles: readonly RoleSpec[];
+  readonly reason: string;
 }
