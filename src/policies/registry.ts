@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { SimParams } from '../model/sim-params.js';
+import { brainHistoryOf } from './autoscale/brain-history.js';
 import { createDlroverBrain } from './autoscale/dlrover-brain.js';
 import { createNoAutoscale } from './autoscale/none.js';
 import type { AutoscalePolicy } from './autoscale/types.js';
@@ -112,9 +113,10 @@ export const autoscalePolicies = {
   none: plain(() => createNoAutoscale()),
   'dlrover-brain': withOptions(
     z.strictObject({ mode: z.enum(['single-job', 'cluster']).optional(), check: durationOption.optional(), planInterval: durationOption.optional(), estimateAfter: durationOption.optional(), psChangeInterval: durationOption.optional() }),
-    (_handle, o) =>
+    (handle, o) =>
       createDlroverBrain({
         ...(o.mode === undefined ? {} : { mode: o.mode }),
+        ...(handle.history === undefined ? {} : { history: brainHistoryOf(handle.history) }),
         ...(o.check === undefined ? {} : { checkS: o.check }),
         ...(o.planInterval === undefined ? {} : { planIntervalS: o.planInterval }),
         ...(o.estimateAfter === undefined ? {} : { estimateAfterS: o.estimateAfter }),
