@@ -8,7 +8,6 @@ import { jobsCsv } from '../report/jobs-csv.js';
 import { summaryTable } from '../report/summary-table.js';
 import { timelineCsv } from '../report/timeline-csv.js';
 import { loadScenario } from '../scenario/load.js';
-import type { Scenario } from '../scenario/scenario.js';
 import { RunHistory, runLabelOf } from '../sim/history.js';
 import { simulate } from '../sim/simulation.js';
 import { listOption, wholeNumberOption } from './options.js';
@@ -48,36 +47,29 @@ export const runCommand: CommandModule<object, RunArgs> = {
     });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
     if (scenario.fill !== undefined) return runFill(scenario, args);
+    // The history as it is now: the run's policies read it; its finished PS jobs are added after.
     const history = scenario.history === undefined ? null : await RunHistory.open(scenario.history);
-    try {
-      simulateAndWrite(scenario, args, history);
-    } finally {
-      history?.close();
+    const startedMs = performance.now();
+    const result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false, ...(history === null ? {} : { history: history.view }) });
+    const wallS = (performance.now() - startedMs) / 1000;
+    const summary: RunSummary = {
+      ...result.summary,
+      perf: { wallS: Math.round(wallS * 1000) / 1000, eventsPerS: wallS > 0 ? Math.round(result.summary.events / wallS) : 0 },
+    };
+    if (args.out !== undefined) {
+      // summary.json last: when it is there, the other files are from the same run.
+      writeFilesAtomic(args.out, [
+        ['jobs.csv', jobsCsv(result.jobs, result.endS)],
+        ['timeline.csv', timelineCsv(result.timeline)],
+        ['summary.json', `${JSON.stringify(summary, null, 2)}\n`],
+      ]);
     }
+    if (history !== null) {
+      history.record(result, runLabelOf(scenario));
+      history.save();
+      history.close();
+    }
+    if (args.json) printJson(summary);
+    else process.stdout.write(`${summaryTable(summary)}\n`);
   },
 };
-
-/** Simulates the scenario, writes `--out`, adds the run's finished PS jobs to its history and prints the summary. */
-function simulateAndWrite(scenario: Scenario, args: ArgumentsCamelCase<RunArgs>, history: RunHistory | null): void {
-  const startedMs = performance.now();
-  const result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false, ...(history === null ? {} : { history: history.view }) });
-  const wallS = (performance.now() - startedMs) / 1000;
-  const summary: RunSummary = {
-    ...result.summary,
-    perf: { wallS: Math.round(wallS * 1000) / 1000, eventsPerS: wallS > 0 ? Math.round(result.summary.events / wallS) : 0 },
-  };
-  if (args.out !== undefined) {
-    // summary.json last: when it is there, the other files are from the same run.
-    writeFilesAtomic(args.out, [
-      ['jobs.csv', jobsCsv(result.jobs, result.endS)],
-      ['timeline.csv', timelineCsv(result.timeline)],
-      ['summary.json', `${JSON.stringify(summary, null, 2)}\n`],
-    ]);
-  }
-  if (history !== null) {
-    history.record(result, runLabelOf(scenario));
-    history.save();
-  }
-  if (args.json) printJson(summary);
-  else process.stdout.write(`${summaryTable(summary)}\n`);
-}
