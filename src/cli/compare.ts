@@ -6,6 +6,8 @@ import { checkOutDir } from '../io/destination.js';
 import { writeFilesAtomic } from '../io/atomic-write.js';
 import { buildComparison, comparisonCsv, comparisonTable, type ComparisonRun } from '../report/compare.js';
 import { loadScenario } from '../scenario/load.js';
+import type { HistorySetting } from '../scenario/scenario.js';
+import { RunHistory } from '../sim/history.js';
 import type { RunRequest } from '../sim/run-scenario.js';
 import { compareFill } from './compare-fill.js';
 import { listOption, wholeNumberOption } from './options.js';
@@ -22,6 +24,20 @@ interface CompareArgs {
   json?: boolean;
   workers?: number;
   checkInvariants?: boolean;
+}
+
+/**
+ * The scenario's history read once, for every run to see the same (compare never writes it), with
+ * a note on stderr saying so.
+ */
+async function readHistorySnapshot(setting: HistorySetting): Promise<Uint8Array> {
+  const history = await RunHistory.open(setting);
+  try {
+    process.stderr.write(`dlsim: note: compare reads the history ${history.file} (${history.size} records) and does not add to it: every run sees it as it is now\n`);
+    return history.bytes();
+  } finally {
+    history.close();
+  }
 }
 
 /** `dlsim compare SCENARIO --policies a,b,c`: every policy on the same seeds, side by side. */
@@ -61,7 +77,17 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     if (scenario.fill !== undefined) {
       return compareFill(scenario, { file: args.scenario, policies, seeds, sets, knownPolicies: known, out: args.out, json: args.json, checkInvariants: args.checkInvariants });
     }
-    const requests: RunRequest[] = policies.flatMap((policy) => seeds.map((seed) => ({ file: args.scenario, policy, seed, sets, ...(args.checkInvariants === undefined ? {} : { checkInvariants: args.checkInvariants }) })));
+    const historySnapshot = scenario.history === undefined ? undefined : await readHistorySnapshot(scenario.history);
+    const requests: RunRequest[] = policies.flatMap((policy) =>
+      seeds.map((seed) => ({
+        file: args.scenario,
+        policy,
+        seed,
+        sets,
+        ...(args.checkInvariants === undefined ? {} : { checkInvariants: args.checkInvariants }),
+        ...(historySnapshot === undefined ? {} : { historySnapshot }),
+      })),
+    );
     const startedMs = performance.now();
     const summaries = await runMany(requests, args.workers ?? defaultWorkers(requests.length));
     const wallS = (performance.now() - startedMs) / 1000;

@@ -8,6 +8,7 @@ import { jobsCsv } from '../report/jobs-csv.js';
 import { scalePlanFiles, staleScalePlanFiles } from '../report/scale-plans.js';
 import { summaryTable } from '../report/summary-table.js';
 import { timelineCsv } from '../report/timeline-csv.js';
+import { RunHistory, runLabelOf } from '../sim/history.js';
 import { loadScenario } from '../scenario/load.js';
 import { simulate, type SimResult } from '../sim/simulation.js';
 import { listOption, wholeNumberOption } from './options.js';
@@ -47,8 +48,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
     });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
     if (scenario.fill !== undefined) return runFill(scenario, args);
+    // The history as it is now: the run's policies read it; its finished PS jobs are added after.
+    const history = scenario.history === undefined ? null : await RunHistory.open(scenario.history);
     const startedMs = performance.now();
-    const result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false });
+    const result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false, ...(history === null ? {} : { history: history.view }) });
     const wallS = (performance.now() - startedMs) / 1000;
     const summary: RunSummary = {
       ...result.summary,
@@ -58,6 +61,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
       const files = runOutputFiles(result, summary);
       // An earlier run's plans that this run does not rewrite go with its summary.
       writeFilesAtomic(args.out, files, staleScalePlanFiles(args.out, files.map(([name]) => name)));
+    }
+    if (history !== null) {
+      history.record(result, runLabelOf(scenario));
+      history.save();
+      history.close();
     }
     if (args.json) printJson(summary);
     else process.stdout.write(`${summaryTable(summary)}\n`);

@@ -10,10 +10,10 @@ export function temporaryPath(path: string): string {
 }
 
 /**
- * Writes a file atomically: to a temporary name in the same folder, then renamed over the target.
+ * Writes a file (text or bytes) atomically: to a temporary name in the same folder, then renamed over the target.
  * On failure the temporary file is removed; a file-system refusal is a ConfigError naming the path.
  */
-export function writeFileAtomic(path: string, contents: string): void {
+export function writeFileAtomic(path: string, contents: string | Uint8Array): void {
   writeFilesAtomic(dirname(path), [[basename(path), contents]]);
 }
 
@@ -26,7 +26,7 @@ export function writeFileAtomic(path: string, contents: string): void {
  */
 export function writeFilesAtomic(
   folder: string,
-  files: readonly (readonly [name: string, contents: string])[],
+  files: readonly (readonly [name: string, contents: string | Uint8Array])[],
   stale: readonly string[] = [],
 ): void {
   const temporaries: string[] = [];

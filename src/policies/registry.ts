@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import type { SimParams } from '../model/sim-params.js';
+import { brainHistoryOf } from './autoscale/brain-history.js';
 import { createDlroverBrain } from './autoscale/dlrover-brain.js';
 import { createNoAutoscale } from './autoscale/none.js';
 import type { AutoscalePolicy } from './autoscale/types.js';
+import type { HistoryView } from './autoscale/history-view.js';
 import { createNoData } from './data/none.js';
 import type { DataPolicy } from './data/types.js';
 import { durationOption, positiveOption, shareOption } from './options.js';
@@ -32,6 +34,8 @@ export interface PolicyHandle {
   readonly userWeights: Readonly<Record<string, number>>;
   /** The run's seed, for a policy that draws at random (from its own stream). */
   readonly seed: number;
+  /** The history of finished jobs (the scenario's `history`), as it was when the run started; absent without one. */
+  readonly history?: HistoryView;
 }
 
 /**
@@ -109,9 +113,10 @@ export const autoscalePolicies = {
   none: plain(() => createNoAutoscale()),
   'dlrover-brain': withOptions(
     z.strictObject({ mode: z.enum(['single-job', 'cluster']).optional(), check: durationOption.optional(), planInterval: durationOption.optional(), estimateAfter: durationOption.optional(), psChangeInterval: durationOption.optional() }),
-    (_handle, o) =>
+    (handle, o) =>
       createDlroverBrain({
         ...(o.mode === undefined ? {} : { mode: o.mode }),
+        ...(handle.history === undefined ? {} : { history: brainHistoryOf(handle.history) }),
         ...(o.check === undefined ? {} : { checkS: o.check }),
         ...(o.planInterval === undefined ? {} : { planIntervalS: o.planInterval }),
         ...(o.estimateAfter === undefined ? {} : { estimateAfterS: o.estimateAfter }),

@@ -30,6 +30,7 @@ import { firstLine, lineOf, protoKeyPath, readYamlText, recursivePath } from '..
 import {
   type ElasticJobEntryDoc,
   type FaultsDoc,
+  type HistoryDoc,
   type JobDoc,
   type NodeGroupDoc,
   type RoleDoc,
@@ -40,7 +41,16 @@ import {
   largestNodeGpus,
   validateScenarioDoc,
 } from './schema.js';
-import { type BenchSettings, DEFAULT_SIM_PARAMS, type Expectation, type FaultSetup, type PolicyChoice, type PolicyChoices, type Scenario } from './scenario.js';
+import {
+  type BenchSettings,
+  DEFAULT_SIM_PARAMS,
+  type Expectation,
+  type FaultSetup,
+  type HistorySetting,
+  type PolicyChoice,
+  type PolicyChoices,
+  type Scenario,
+} from './scenario.js';
 
 /** Options of `loadScenario`: CLI overrides and the policy names the registry knows. */
 export interface LoadScenarioOptions {
@@ -173,9 +183,21 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     ...(doc.users === undefined ? {} : { userWeights: Object.fromEntries(Object.entries(doc.users).map(([user, { weight }]) => [user, weight])) }),
     faults,
     ...(doc.fill === undefined ? {} : { fill: { order: doc.fill.order, coverage: doc.fill.coverage } }),
+    ...(doc.history === undefined ? {} : { history: historySettingOf(doc.history, file, locate) }),
     bench,
     warnings,
   };
+}
+
+/**
+ * The scenario's `history`: its file resolved against the scenario's folder (as trace files are).
+ * A missing file is fine (`dlsim run` creates it); something there that is not a file is an error
+ * at the key. Whether the file is a history is checked when it is opened.
+ */
+function historySettingOf(history: HistoryDoc, file: string, locate: (path: YamlPath) => string): HistorySetting {
+  const historyFile = resolve(dirname(file), history.file);
+  if (existsSync(historyFile) && !statSync(historyFile).isFile()) throw new ConfigError(locate(['history']), `${historyFile}: not a file`);
+  return { file: historyFile, ...(history.startS === undefined ? {} : { startS: history.startS }) };
 }
 
 /**

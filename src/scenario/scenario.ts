@@ -65,6 +65,14 @@ export interface FillSettings {
   readonly coverage: number;
 }
 
+/** The auto-scaler's history database of a run (the scenario's `history`). */
+export interface HistorySetting {
+  /** The database file, resolved against the scenario's folder; `dlsim run` creates it when missing. */
+  readonly file: string;
+  /** History time (seconds) the run's t = 0 maps to; absent: the day after the history's latest finish (0 when empty). */
+  readonly startS?: number;
+}
+
 /** A policy a scenario chooses for one kind: its registry id and its options, already checked. */
 export interface PolicyChoice {
   readonly name: string;
@@ -103,6 +111,8 @@ export interface Scenario {
   readonly faults: FaultSetup | null;
   /** Present: a placement-only fill run instead of a timed simulation. */
   readonly fill?: FillSettings;
+  /** Present: the run reads (and `dlsim run` then adds to) this history of finished jobs. */
+  readonly history?: HistorySetting;
   /** Baselines and published figures (set by the loader; absent in scenarios built in code). */
   readonly bench?: BenchSettings;
   /** Things the user should know that did not stop the load (bad trace rows skipped, …), one line each. */

@@ -477,6 +477,16 @@ const fillSchema = z.strictObject(
   says('expected a mapping {order, coverage} (or {} for the defaults)'),
 );
 
+/**
+ * The auto-scaler's history database (`history`): a file name (relative to the scenario file), or
+ * {file, startS} with the history time the run's t = 0 maps to.
+ */
+const historySchema = z.preprocess(
+  // A file name is short for {file}; an empty one stays a string, refused at `history` itself.
+  (value) => (typeof value === 'string' && value !== '' ? { file: value } : value),
+  z.strictObject({ file: nameSchema, startS: durationS.optional() }, says('expected a file name, or a mapping {file, startS}')),
+);
+
 /** Most seeds a scenario's baselines or one of its expectations may name. */
 export const MAX_BENCH_SEEDS = 1000;
 
@@ -704,6 +714,8 @@ export const scenarioSchema = z
       faults: faultsSchema.optional(),
       // Present: place every job once, without time, instead of simulating (no faults, no horizon).
       fill: fillSchema.optional(),
+      // The auto-scaler's database of finished jobs: read by the policies, added to by `dlsim run`.
+      history: historySchema.optional(),
       // Baselines and published targets (`dlsim bench --check`); they do not change a run.
       compare: z
         .array(nameSchema, says('expected a list of policy presets, e.g. [fifo, drf]'))
@@ -723,6 +735,8 @@ export const scenarioSchema = z
       ctx.addIssue({ code: 'custom', path: ['sim', 'horizon'], message: 'a fill run places jobs once, without time: it has no horizon (remove sim.horizon or fill)' });
     } else if (scenario.expect.length > 0) {
       ctx.addIssue({ code: 'custom', path: ['expect'], message: 'a fill run has no timed summary for the bench to hold figures of (remove expect or fill)' });
+    } else if (scenario.history !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['history'], message: 'a fill run places jobs once, without time: no job finishes to record (remove history or fill)' });
     }
   });
 
@@ -742,6 +756,8 @@ export type TraceDoc = z.output<typeof traceSchema>;
 export type ExpectationDoc = z.output<typeof expectationSchema>;
 /** The fill section as validated. */
 export type FillDoc = z.output<typeof fillSchema>;
+/** The history section as validated. */
+export type HistoryDoc = z.output<typeof historySchema>;
 /** The faults section as validated. */
 export type FaultsDoc = z.output<typeof faultsSchema>;
 /** The workload section as validated. */

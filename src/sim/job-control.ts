@@ -577,6 +577,7 @@ export class JobControl {
     job.cpuMilli = 0;
     job.workers = 0;
     job.ps = 0;
+    if (job.spec.kind === 'ps') job.lastShape = job.shape;
     job.shape = EMPTY_SHAPE;
     job.hardwareFactor = 1;
     job.epoch++;

@@ -163,6 +163,11 @@ export class JobRuntime implements OracleJobView, JobRecord {
 
   /** Role by role, the replicas it runs with now and what each holds (empty when not running). */
   shape: RuntimeShape = EMPTY_SHAPE;
+  /**
+   * The shape it had when it last stopped running. Kept for PS jobs only (the auto-scaler's history
+   * records their final shapes); other jobs keep EMPTY_SHAPE, so an ended job holds no shape.
+   */
+  lastShape: RuntimeShape = EMPTY_SHAPE;
   /** GPUs held now (shared GPUs count fractionally). */
   get gpus(): number {
     return this.numbers[this.at + 6]!;

@@ -4,6 +4,7 @@ import { CapacityScratch } from '../model/capacity.js';
 import type { ClusterState } from '../model/cluster-state.js';
 import type { UsageSample } from '../model/usage.js';
 import type { AutoscalePolicy } from '../policies/autoscale/types.js';
+import type { HistoryView } from '../policies/autoscale/history-view.js';
 import type { DataPolicy } from '../policies/data/types.js';
 import type { Decision } from '../policies/decision.js';
 import { presetStack } from '../policies/presets.js';
@@ -72,6 +73,8 @@ export interface PolicyHostSetup {
   readonly schedulingPolicy?: SchedulingPolicy;
   readonly autoscalePolicy?: AutoscalePolicy;
   readonly dataPolicy?: DataPolicy;
+  /** The history of finished jobs, handed to every policy factory. */
+  readonly history?: HistoryView;
   /** Where the auto-scaler's plans are logged as ScalePlans. */
   readonly scalePlans: ScalePlanLog;
 }
@@ -122,7 +125,7 @@ export class PolicyHost {
     this.scalePlans = setup.scalePlans;
     const { scenario } = setup;
     const stack = stackOf(scenario);
-    const handle: PolicyHandle = { params: scenario.params, userWeights: scenario.userWeights ?? {}, seed: scenario.seed };
+    const handle: PolicyHandle = { params: scenario.params, userWeights: scenario.userWeights ?? {}, seed: scenario.seed, ...(setup.history ? { history: setup.history } : {}) };
     this.scheduling = setup.schedulingPolicy ?? make<SchedulingPolicy>('scheduling', stack.scheduling, handle);
     this.placement = make<PlacementPolicy>('placement', stack.placement, handle);
     const recoveryEntry = policyEntry('recovery', stack.recovery.name);
@@ -164,6 +167,11 @@ export class PolicyHost {
     }
     this.sampler.sampleAt(this.engine.nowS);
     this.scheduleSample();
+  }
+
+  /** The sampler's last records of a job (oldest first; empty when never sampled). */
+  samplesOf(jobId: string): readonly UsageSample[] {
+    return this.sampler.samplesOf(jobId);
   }
 
   /** Runs the consulted kinds in their order (see the class comment); `recovery` grows shrunk jobs back after scheduling. */

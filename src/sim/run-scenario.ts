@@ -2,6 +2,7 @@ import { ConfigError } from '../errors.js';
 import { loadScenario } from '../scenario/load.js';
 import { presetNames } from '../policies/presets.js';
 import type { RunSummary } from '../metrics/summary.js';
+import { RunHistory } from './history.js';
 import { simulate } from './simulation.js';
 
 /** One run to make: a scenario file with a policy, a seed and `--set` overrides. */
@@ -12,9 +13,14 @@ export interface RunRequest {
   readonly sets: readonly string[];
   /** Check invariants after every instant (absent: invariantChecksByDefault()). */
   readonly checkInvariants?: boolean;
+  /** The bytes of the scenario's history file, read once for a set of runs (absent: read from the file). */
+  readonly historySnapshot?: Uint8Array;
 }
 
-/** Loads and simulates one run; returns its summary (perf left at zero: timing belongs to the caller). */
+/**
+ * Loads and simulates one run; returns its summary (perf left at zero: timing belongs to the
+ * caller). The scenario's history is read, never written.
+ */
 export async function runScenario(request: RunRequest): Promise<RunSummary> {
   const scenario = await loadScenario(request.file, {
     policy: request.policy,
@@ -23,5 +29,13 @@ export async function runScenario(request: RunRequest): Promise<RunSummary> {
     knownPolicies: presetNames(),
   });
   if (scenario.fill !== undefined) throw new ConfigError(request.file, 'a fill scenario makes no timed run (dlsim run and dlsim compare place its jobs)');
-  return simulate(scenario, request.checkInvariants === undefined ? {} : { checkInvariants: request.checkInvariants }).summary;
+  const history = scenario.history === undefined ? null : await RunHistory.open(scenario.history, request.historySnapshot);
+  try {
+    return simulate(scenario, {
+      ...(request.checkInvariants === undefined ? {} : { checkInvariants: request.checkInvariants }),
+      ...(history === null ? {} : { history: history.view }),
+    }).summary;
+  } finally {
+    history?.close();
+  }
 }

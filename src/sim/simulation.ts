@@ -8,6 +8,8 @@ import { totalRatePerGpuDay } from '../faults/catalog.js';
 import { buildSummary, type RunSummary } from '../metrics/summary.js';
 import { UsageMeter } from '../metrics/usage-meter.js';
 import type { AutoscalePolicy } from '../policies/autoscale/types.js';
+import type { HistoryView } from '../policies/autoscale/history-view.js';
+import type { UsageSample } from '../model/usage.js';
 import type { DataPolicy } from '../policies/data/types.js';
 import type { RecoveryPolicy } from '../policies/recovery/types.js';
 import { placementRequestOf, type PlacementPolicy, type SchedulingPolicy } from '../policies/types.js';
@@ -32,6 +34,8 @@ export interface SimResult {
   readonly timeline: readonly TimelineRow[];
   /** The auto-scaler's plans, as ScalePlans, in the order they were made (empty without auto-scaling). */
   readonly scalePlans: readonly ScalePlanRecord[];
+  /** The sampler's last records of a job (at most 50, oldest first; empty when no policy listened to it). */
+  readonly samplesOf: (jobId: string) => readonly UsageSample[];
 }
 
 /** Options for tests and tools. */
@@ -45,6 +49,8 @@ export interface SimOptions {
   readonly schedulingPolicy?: SchedulingPolicy;
   readonly autoscalePolicy?: AutoscalePolicy;
   readonly dataPolicy?: DataPolicy;
+  /** The history of finished jobs the policies read (the scenario's `history`, opened by the caller). */
+  readonly history?: HistoryView;
 }
 
 /** Wires the engine, the cluster state, the jobs and the policy stack; the only code that changes cluster state. */
@@ -92,6 +98,7 @@ export class Simulation {
       ...(options.schedulingPolicy ? { schedulingPolicy: options.schedulingPolicy } : {}),
       ...(options.autoscalePolicy ? { autoscalePolicy: options.autoscalePolicy } : {}),
       ...(options.dataPolicy ? { dataPolicy: options.dataPolicy } : {}),
+      ...(options.history ? { history: options.history } : {}),
     });
     this.scheduling = this.host.scheduling;
     this.placement = this.host.placement;
@@ -162,7 +169,8 @@ export class Simulation {
       events: this.engine.dispatched,
     });
     this.checker?.afterRun(summary, endS);
-    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans.plans };
+    const host = this.host;
+    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans.plans, samplesOf: (jobId) => host.samplesOf(jobId) };
   }
 
   private isStale(event: SimEvent): boolean {
