@@ -12,6 +12,8 @@ export interface JobRecord {
   /** Seconds spent waiting in the queue (all waits, including after preemptions). */
   readonly queuedS: number;
   readonly restarts: number;
+  /** Its pods the OOM killer ended. */
+  readonly oomKills: number;
   /** Times the job was preempted (by its policy or for a high-priority job). */
   readonly preemptions: number;
   /** GPU-seconds of training lost when its capacity was reclaimed without a save (spot jobs). */

@@ -51,6 +51,10 @@ export interface RunSummary {
   readonly cpuAllocationRate: number;
   readonly faults: { readonly total: number; readonly byType: Readonly<Record<string, number>>; readonly daysWithFault: number };
   readonly restarts: number;
+  /** Pods the OOM killer ended (a pod with less memory than it used). */
+  readonly oomKills: number;
+  /** Plans an auto-scaler made (its ScalePlans: create plans and changes of running jobs). */
+  readonly scalePlans: number;
   readonly lostGpuHours: number;
   /** GPU-hours faults kept jobs from training (detection, queueing again, rescheduling, node checks, start-up, loading, hangs, running scaled down). */
   readonly downtimeGpuHours: number;
@@ -68,6 +72,8 @@ export interface SummaryInput {
   readonly jobs: readonly JobRecord[];
   /** Simulated time the run stopped at, in seconds. */
   readonly endS: number;
+  /** Plans the auto-scaler made (absent: none). */
+  readonly scalePlans?: number;
   readonly totalGpus: number;
   readonly totalCpuMilli: number;
   readonly allocatedGpuS: number;
@@ -122,6 +128,8 @@ export function buildSummary(input: SummaryInput): RunSummary {
     cpuAllocationRate: roundRatio(cpuCapacityS > 0 ? input.allocatedCpuMilliS / cpuCapacityS : 0),
     faults: { total: faultsTotal, byType: { ...input.faultsByType }, daysWithFault: roundRatio(daysWithFault(started, endS)) },
     restarts: jobs.reduce((sum, j) => sum + j.restarts, 0),
+    oomKills: jobs.reduce((sum, j) => sum + j.oomKills, 0),
+    scalePlans: input.scalePlans ?? 0,
     lostGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.lostGpuS, 0) / 3600),
     downtimeGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.downtimeGpuS, 0) / 3600),
     events: input.events,

@@ -123,6 +123,7 @@ const TABLE_METRICS: readonly (readonly [string, string, 'seconds' | 'ratio' | '
   ['ettr', 'ETTR', 'ratio', false],
   ['runtimeRatio', 'runtime ratio', 'ratio', false],
   ['restarts', 'restarts', 'count', false],
+  ['oomKills', 'OOM kills', 'count', false],
   ['lostGpuHours', 'lost GPU hours', 'count', false],
   ['downtimeGpuHours', 'downtime GPU hours', 'count', false],
 ];

@@ -87,6 +87,8 @@ export function summaryTable(summary: RunSummary): string {
       ['runtime ratio', formatPercent(summary.runtimeRatio)],
       ['faults', String(summary.faults.total)],
       ['restarts', String(summary.restarts)],
+      ['OOM kills', String(summary.oomKills)],
+      ['scale plans', String(summary.scalePlans)],
       ['lost GPU hours', summary.lostGpuHours.toFixed(1)],
       ['downtime GPU hours', summary.downtimeGpuHours.toFixed(1)],
       ['events', String(summary.events)],

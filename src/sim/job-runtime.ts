@@ -591,6 +591,11 @@ export class JobRuntime implements OracleJobView, JobRecord {
     return this.shards?.droppedShards ?? 0;
   }
 
+  /** Its pods the OOM killer ended. */
+  get oomKills(): number {
+    return this.psStats?.oomKills ?? 0;
+  }
+
   /** What happened to its parameter servers (made when one first had a PS). */
   psStats: { maxPs: number; oomKills: number; psMigrations: number } | null = null;
 

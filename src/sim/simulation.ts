@@ -167,6 +167,7 @@ export class Simulation {
       allocatedCpuMilliS: this.meter.allocatedCpuMilliS,
       faultsByType: this.faults.byType(),
       events: this.engine.dispatched,
+      scalePlans: this.scalePlans.plans.length,
     });
     this.checker?.afterRun(summary, endS);
     const host = this.host;

@@ -22,6 +22,8 @@ function summary(ettr: number, jctMeanS = 100): RunSummary {
     cpuAllocationRate: 0,
     faults: { total: 0, byType: {}, daysWithFault: 0 },
     restarts: 0,
+    oomKills: 0,
+    scalePlans: 0,
     lostGpuHours: 0,
     downtimeGpuHours: 0,
     events: 0,

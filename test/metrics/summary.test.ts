@@ -20,6 +20,8 @@ const CONTRACT_KEYS = [
   'cpuAllocationRate',
   'faults',
   'restarts',
+  'oomKills',
+  'scalePlans',
   'lostGpuHours',
   'downtimeGpuHours',
   'events',

@@ -31,9 +31,9 @@ describe('job request and truth', () => {
     expect(request.targetLoss).toBe(0.36);
   });
 
-  it('the truth holds the speed model, the loss curve (or null) and the true step count', () => {
+  it('the truth holds the speed model, the loss curve (or null), the true step count and the PS truth (or null)', () => {
     const converging = { ...allreduceJob('a', { workers: 1, totalSteps: 4321 }), loss: CURVE };
-    expect(truthOf(converging)).toEqual({ speed: converging.speed, loss: CURVE, totalSteps: 4321 });
-    expect(truthOf(batchJob('b', 0, 1, 300))).toEqual({ speed: { kind: 'fixed' }, loss: null, totalSteps: 300 });
+    expect(truthOf(converging)).toEqual({ speed: converging.speed, loss: CURVE, totalSteps: 4321, psTruth: null });
+    expect(truthOf(batchJob('b', 0, 1, 300))).toEqual({ speed: { kind: 'fixed' }, loss: null, totalSteps: 300, psTruth: null });
   });
 });

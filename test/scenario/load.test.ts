@@ -160,7 +160,7 @@ describe('loadScenario: validation messages', () => {
 
   it('requires exactly one of duration and steps', async () => {
     const both = await loadError(withJobs('    - kind: allreduce\n      duration: 1h\n      steps: 10\n'));
-    expect(both.error.message).toBe(`${both.file}:13: workload.jobs[0].steps: give either duration or steps, not both`);
+    expect(both.error.message).toBe(`${both.file}:13: workload.jobs[0].steps: give one of duration, steps and data`);
     const neither = await loadError(withJobs('    - kind: allreduce\n'));
     expect(neither.error.message).toBe(`${neither.file}:11: workload.jobs[0]: a allreduce job needs a duration or steps`);
     const batch = await loadError(withJobs('    - steps: 10\n'));

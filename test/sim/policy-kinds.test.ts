@@ -128,7 +128,7 @@ describe('policies registered in one file run from a scenario through policies:'
     const unknownOption = await rejection(loadScenario(scenarioFile(`${SCENARIO}policies:\n  autoscale: {name: test-ps-doubler, options: {speed: 3}}\n`), { knownPolicies: presetNames() }));
     expect((unknownOption as Error).message).toMatch(/policies\.autoscale\.options\.speed/);
     const unknown = await rejection(loadScenario(file, { knownPolicies: presetNames(), sets: ['policies.autoscale=goldminer'] }));
-    expect((unknown as Error).message).toMatch(/^--set policies\.autoscale=goldminer: policies\.autoscale: unknown autoscale policy "goldminer"; known: none, test-ps-doubler$/);
+    expect((unknown as Error).message).toMatch(/^--set policies\.autoscale=goldminer: policies\.autoscale: unknown autoscale policy "goldminer"; known: none, dlrover-brain, test-ps-doubler$/);
     const noOptions = await rejection(loadScenario(scenarioFile(`${SCENARIO}policies:\n  scheduling: {name: sjf, options: {x: 1}}\n`), { knownPolicies: presetNames() }));
     expect((noOptions as Error).message).toMatch(/policies\.scheduling\.options\.x: scheduling policy sjf takes no options/);
     const unknownFifoOption = await rejection(loadScenario(scenarioFile(`${SCENARIO}policies:\n  scheduling: {name: fifo, options: {x: 1}}\n`), { knownPolicies: presetNames() }));
