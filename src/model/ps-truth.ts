@@ -2,19 +2,20 @@
  * The hidden model of an asynchronous parameter-server job with a `psTruth` (policies never read
  * it; they see the sampler's records of it):
  *
- * - Speed: the Optimus async model of REFERENCE §5, f = w / (t0 + t1·w/p + t2·w + t3·p), with the
- *   PS term taken per PS: PS i holds share s_i of the variables (sizes assigned round robin, as
- *   TensorFlow places variables) and applies s_i of every step's update, which takes t1·s_i
- *   seconds on the truth's reference PS CPU (`psCpuMilli`), proportionally longer with less CPU
- *   and shorter with more (the update is CPU-bound: REFERENCE §2 replaces a hot PS
- *   by one with more CPU). The slowest PS bounds the step: f = w / (t0·c_w + t1·w·max_i(s_i·r_i)
- *   + t2·w + t3·p), where r_i = reference ÷ held CPU of PS i and c_w = max(1, reference ÷ held CPU
- *   of the smallest worker) (a worker's compute keeps `workerCpuMilli` busy and gains nothing
- *   beyond it). With even shares and the reference CPU this is the Optimus model exactly.
- * - CPU: a worker computes f·t0·c_w/w of the time, on the cores it uses (at most the
- *   reference's); PS i works f·t1·s_i·r_i of the time on the cores it holds. So PS CPU grows with the
- *   step rate the workers drive (DLRover's "PS CPU load is proportional to the worker count") and
- *   the hot PS, the one with the largest s_i·r_i, nears 100% first.
+ * - Speed: the Optimus async model of REFERENCE §5, f = w / (t0 + t1·w/p + t2·w + t3·p), taken
+ *   worker by worker and PS by PS. PS i holds share s_i of the variables (sizes assigned round
+ *   robin, as TensorFlow places variables) and applies s_i of every step's update, which takes
+ *   t1·s_i seconds on the truth's reference PS CPU (`psCpuMilli`), proportionally longer with less
+ *   CPU and shorter with more (the update is CPU-bound: REFERENCE §2 replaces a hot PS by one with
+ *   more CPU); the slowest PS bounds every step. Workers train asynchronously, each at its own pace:
+ *   worker k's step takes T_k = t0·c_k + t1·w·max_i(s_i·r_i) + t2·w + t3·p, where r_i = reference ÷
+ *   held CPU of PS i and c_k = max(1, reference ÷ held CPU of worker k) (a worker's compute keeps
+ *   `workerCpuMilli` busy and gains nothing beyond it); f = Σ_k 1/T_k. With even shares and the
+ *   reference CPU everywhere this is the Optimus model exactly.
+ * - CPU: worker k computes t0·c_k/T_k of the time, on the cores it uses (at most the reference's);
+ *   PS i works f·t1·s_i·r_i of the time on the cores it holds. So PS CPU grows with the step rate
+ *   the workers drive (DLRover's "PS CPU load is proportional to the worker count") and the hot PS,
+ *   the one with the largest s_i·r_i, nears 100% first.
  * - Memory: PS i uses s_i · (psMemBaseMiB + psMemGrowthMiBPerStep · steps done): sparse embeddings
  *   grow with the new ids each step sees (seed 000: "PS 的内存会随着训练的进行而增加"); a PS whose
  *   use reaches what it holds is OOM-killed. Workers and the chief use `workerMemMiB`.
@@ -26,10 +27,8 @@ export type AsyncSpeed = Extract<SpeedSpec, { kind: 'ps-async' }>;
 
 /** What a PS job runs with now, replica by replica, as the speed and usage of its truth need it. */
 export interface PsHoldings {
-  /** Workers training (the chief counts as one). */
-  readonly workers: number;
-  /** CPU the smallest worker holds, thousandths of a core. */
-  readonly workerCpuMilli: number;
+  /** CPU each training worker (the chief counts as one) holds, thousandths of a core. */
+  readonly workerCpuMilli: readonly number[];
   /** CPU each PS holds, thousandths of a core, in rank order. */
   readonly psCpuMilli: readonly number[];
 }
@@ -53,24 +52,32 @@ function psLoadFactors(truth: PsTruth, holdings: PsHoldings): number[] {
   return holdings.psCpuMilli.map((cpuMilli, i) => shares[i]! * p * (truth.psCpuMilli / cpuMilli));
 }
 
-/** The worker compute slowdown c_w: reference ÷ held CPU of the smallest worker, at least 1. */
-function workerSlowdown(truth: PsTruth, holdings: PsHoldings): number {
-  return Math.max(1, truth.workerCpuMilli / holdings.workerCpuMilli);
+/** A worker's compute slowdown c_k: reference ÷ held CPU, at least 1. */
+function workerSlowdown(truth: PsTruth, cpuMilli: number): number {
+  return Math.max(1, truth.workerCpuMilli / cpuMilli);
 }
 
-/** Training speed in steps/s of a PS job with a truth (0 without a worker or a PS). */
-export function psTruthStepsPerS(speed: AsyncSpeed, truth: PsTruth, holdings: PsHoldings): number {
-  const w = holdings.workers;
+/** The part of every worker's step time that is not its own compute: the hottest PS, and contention. */
+function sharedStepS(speed: AsyncSpeed, truth: PsTruth, holdings: PsHoldings): number {
+  const w = holdings.workerCpuMilli.length;
   const p = holdings.psCpuMilli.length;
-  if (w <= 0 || p <= 0) return 0;
   const hottest = Math.max(...psLoadFactors(truth, holdings));
-  return w / (speed.t0 * workerSlowdown(truth, holdings) + (speed.t1 * w * hottest) / p + speed.t2 * w + speed.t3 * p);
+  return (speed.t1 * w * hottest) / p + speed.t2 * w + speed.t3 * p;
 }
 
-/** What a PS job's replicas really use at `stepsPerS` after `steps` steps: per worker, and per PS in rank order. */
+/** Training speed in steps/s of a PS job with a truth: the sum of its workers' rates (0 without a worker or a PS). */
+export function psTruthStepsPerS(speed: AsyncSpeed, truth: PsTruth, holdings: PsHoldings): number {
+  if (holdings.workerCpuMilli.length === 0 || holdings.psCpuMilli.length === 0) return 0;
+  const shared = sharedStepS(speed, truth, holdings);
+  let rate = 0;
+  for (const cpuMilli of holdings.workerCpuMilli) rate += 1 / (speed.t0 * workerSlowdown(truth, cpuMilli) + shared);
+  return rate;
+}
+
+/** What a PS job's replicas really use at `stepsPerS` after `steps` steps: per worker and per PS, in rank order. */
 export interface PsUsage {
-  /** CPU cores each worker (and the chief) uses. */
-  readonly workerCpuCores: number;
+  /** CPU cores each training worker (the chief counted) uses, in the order of the holdings. */
+  readonly workerCpuCores: readonly number[];
   readonly workerMemMiB: number;
   /** CPU cores each PS uses, rank by rank. */
   readonly psCpuCores: readonly number[];
@@ -78,16 +85,23 @@ export interface PsUsage {
   readonly psMemMiB: readonly number[];
 }
 
-/** The true usage of a PS job with a truth (see the module comment). */
+/**
+ * The true usage of a PS job with a truth (see the module comment) when it runs at `stepsPerS`
+ * (its truth's speed, or less when slowed or paused: every busy share scales with it).
+ */
 export function psTruthUsage(speed: AsyncSpeed, truth: PsTruth, holdings: PsHoldings, stepsPerS: number, steps: number): PsUsage {
-  const w = holdings.workers;
   const p = holdings.psCpuMilli.length;
   const factors = psLoadFactors(truth, holdings);
   const shares = psShares(truth.variableSizes, p);
-  const workerCores = Math.min(holdings.workerCpuMilli, truth.workerCpuMilli) / 1000;
-  const workerBusy = w > 0 ? Math.min(1, (stepsPerS * speed.t0 * workerSlowdown(truth, holdings)) / w) : 0;
+  const model = psTruthStepsPerS(speed, truth, holdings);
+  const scale = model > 0 ? stepsPerS / model : 0;
+  const shared = p > 0 ? sharedStepS(speed, truth, holdings) : 0;
   return {
-    workerCpuCores: workerBusy * workerCores,
+    workerCpuCores: holdings.workerCpuMilli.map((cpuMilli) => {
+      const computeS = speed.t0 * workerSlowdown(truth, cpuMilli);
+      const busy = Math.min(1, (scale * computeS) / (computeS + shared));
+      return (busy * Math.min(cpuMilli, truth.workerCpuMilli)) / 1000;
+    }),
     workerMemMiB: truth.workerMemMiB,
     psCpuCores: holdings.psCpuMilli.map((cpuMilli, i) => (Math.min(1, (stepsPerS * speed.t1 * factors[i]!) / p) * cpuMilli) / 1000),
     psMemMiB: shares.map((share) => share * psMemTotalMiB(truth, steps)),

@@ -42,8 +42,7 @@ export function nominalStepsPerS(spec: Pick<JobSpec, 'speed' | 'roles' | 'psTrut
     const trainers = spec.roles.filter((r) => r.role !== 'ps' && r.replicas > 0);
     const ps = spec.roles.find((r) => r.role === 'ps');
     const holdings = {
-      workers: trainers.reduce((sum, r) => sum + r.replicas, 0),
-      workerCpuMilli: trainers.length > 0 ? Math.min(...trainers.map((r) => r.demand.cpuMilli)) : 0,
+      workerCpuMilli: trainers.flatMap((r) => new Array<number>(r.replicas).fill(r.demand.cpuMilli)),
       psCpuMilli: ps === undefined ? [] : new Array<number>(ps.replicas).fill(ps.demand.cpuMilli),
     };
     return psTruthStepsPerS(spec.speed, spec.psTruth, holdings);

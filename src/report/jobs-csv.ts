@@ -44,6 +44,7 @@ export const JOB_COLUMNS = [
   'oomKills',
   'psMigrations',
   'droppedShards',
+  'secondsTo90PctSpeed',
 ] as const;
 
 /** One row per job, as of the end of the run at `endS`; empty cells for what never happened. */
@@ -90,6 +91,7 @@ export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
       job.psStats?.oomKills ?? 0,
       job.psStats?.psMigrations ?? 0,
       job.droppedShards,
+      job.secondsTo90PctSpeed === null ? '' : roundS(job.secondsTo90PctSpeed),
     ];
   });
   return stringify([[...JOB_COLUMNS], ...rows]);

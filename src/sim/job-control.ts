@@ -474,7 +474,10 @@ export class JobControl {
     job.busyGpusCounted = job.rateStepsPerS > 0 ? job.gpus * job.speedFactor * job.hardwareFactor : 0;
     this.busyGpus += job.busyGpusCounted;
     job.epoch++;
-    if (job.rateStepsPerS > 0) job.lastRateStepsPerS = job.rateStepsPerS;
+    if (job.rateStepsPerS > 0) {
+      job.lastRateStepsPerS = job.rateStepsPerS;
+      job.noteRate(this.engine.nowS, job.rateStepsPerS);
+    }
     const finishS = job.finishTimeS();
     if (Number.isFinite(finishS)) {
       this.engine.scheduleAt(finishS, { kind: 'job-finish', jobId: job.spec.id, epoch: job.epoch });

@@ -17,6 +17,8 @@ const DAY_S = 86_400;
 const NO_PAUSE_STEPS: readonly PauseStep[] = Object.freeze([]);
 const NO_NODES: readonly string[] = Object.freeze([]);
 const NO_TASKS: readonly TaskPlacement[] = Object.freeze([]);
+/** Speed changes a PS job keeps (its first ones: the time to reach its speed is early in its life). */
+const RATE_CHANGES_KEPT = 256;
 /** Nodes a job's list of used nodes holds before it keeps a set of them too. */
 const NODES_SCANNED = 16;
 const NO_SPEED_SAMPLES: readonly SpeedSample[] = Object.freeze([]);
@@ -589,6 +591,29 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** Shards its data lost for good after too many retries. */
   get droppedShards(): number {
     return this.shards?.droppedShards ?? 0;
+  }
+
+  /**
+   * A PS job's training speeds as they changed: time (s) and steps/s, pair after pair, the first
+   * RATE_CHANGES_KEPT changes (null for other jobs, and before it trained).
+   */
+  private rateChanges: number[] | null = null;
+
+  /** Notes the training speed it runs at from now (PS jobs only: what `secondsTo90PctSpeed` reads). */
+  noteRate(atS: number, stepsPerS: number): void {
+    if (this.specNow.kind !== 'ps' || !(stepsPerS > 0)) return;
+    const changes = (this.rateChanges ??= []);
+    if (changes.length >= 2 * RATE_CHANGES_KEPT || changes[changes.length - 1] === stepsPerS) return;
+    changes.push(atS, stepsPerS);
+  }
+
+  /** Seconds from its first start until it first trained at 90% of its last speed (null: not a PS job, never trained, or past the changes kept). */
+  get secondsTo90PctSpeed(): number | null {
+    const changes = this.rateChanges;
+    const firstS = this.firstStartS;
+    if (changes === null || firstS === null || !(this.lastRateStepsPerS > 0)) return null;
+    for (let i = 0; i < changes.length; i += 2) if (changes[i + 1]! >= 0.9 * this.lastRateStepsPerS) return changes[i]! - firstS;
+    return null;
   }
 
   /** Its pods the OOM killer ended. */

@@ -39,14 +39,9 @@ export function rankPs(previous: readonly TaskPlacement[], tasks: readonly TaskP
 
 /** What the job holds, as its truth reads it. */
 export function holdingsOf(tasks: readonly TaskPlacement[], psRanked: readonly TaskPlacement[]): PsHoldings {
-  let workers = 0;
-  let workerCpuMilli = Infinity;
-  for (const task of tasks) {
-    if (task.role === 'ps') continue;
-    workers++;
-    workerCpuMilli = Math.min(workerCpuMilli, task.demand.cpuMilli);
-  }
-  return { workers, workerCpuMilli: workers > 0 ? workerCpuMilli : 0, psCpuMilli: psRanked.map((t) => t.demand.cpuMilli) };
+  const workerCpuMilli: number[] = [];
+  for (const task of tasks) if (task.role !== 'ps') workerCpuMilli.push(task.demand.cpuMilli);
+  return { workerCpuMilli, psCpuMilli: psRanked.map((t) => t.demand.cpuMilli) };
 }
 
 /** The job's steps/s from its truth at these holdings. */

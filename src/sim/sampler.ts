@@ -147,17 +147,31 @@ export class Sampler {
     return { atS, stepsPerS: Math.max(0, steps), roles };
   }
 
-  /** A sample of a job with a PS truth: workers and the chief alike, each PS on its own (rank by rank). */
+  /** A sample of a job with a PS truth: each worker and each PS on its own (PS rank by rank). */
   private measurePsJob(psJob: PsTruthJob, truth: UsageTruth, atS: number, index: number): UsageSample {
     const { tasks, psRanked, steps } = truth.ps!;
     const usage = psJobUsage(psJob, holdingsOf(tasks, psRanked), truth.stepsPerS, steps);
     const key = `dlsim:${this.seed}:usage:${truth.jobId}`;
     const noisy = (value: number, noise: number, drawKey: string): number => Math.max(0, value * (1 + noise * keyedNormal(drawKey)));
+    const trainers = tasks.filter((t) => t.role !== 'ps');
     const roles: RoleUsage[] = truth.shape.map((r, i) => {
       const roleKey = `${key}:${i}:${r.role}`;
       if (r.role !== 'ps') {
-        const cpu = Math.min(r.demand.cpuMilli / 1000, noisy(usage.workerCpuCores, this.cpuNoise, `${roleKey}:cpu:${index}`));
-        return { role: r.role, replicas: r.replicas, cpuUsedCores: cpu, memUsedMiB: noisy(usage.workerMemMiB, this.memNoise, `${roleKey}:mem:${index}`) };
+        // Workers in the order of the holdings (the job's tasks), this role's only.
+        const perReplica: ReplicaUsage[] = [];
+        trainers.forEach((task, k) => {
+          if (task.role !== r.role) return;
+          const rank = perReplica.length;
+          perReplica.push({
+            cpuUsedCores: Math.min(task.demand.cpuMilli / 1000, noisy(usage.workerCpuCores[k]!, this.cpuNoise, `${roleKey}:${rank}:cpu:${index}`)),
+            memUsedMiB: noisy(usage.workerMemMiB, this.memNoise, `${roleKey}:${rank}:mem:${index}`),
+            cpuHeldCores: task.demand.cpuMilli / 1000,
+            memHeldMiB: task.demand.memMiB,
+          });
+        });
+        const meanCpu = perReplica.reduce((sum, u) => sum + u.cpuUsedCores, 0) / Math.max(1, perReplica.length);
+        const maxMem = perReplica.reduce((most, u) => Math.max(most, u.memUsedMiB), 0);
+        return { role: r.role, replicas: r.replicas, cpuUsedCores: meanCpu, memUsedMiB: maxMem, perReplica };
       }
       const perReplica: ReplicaUsage[] = psRanked.map((task, rank) => ({
         cpuUsedCores: Math.min(task.demand.cpuMilli / 1000, noisy(usage.psCpuCores[rank]!, this.cpuNoise, `${roleKey}:${rank}:cpu:${index}`)),

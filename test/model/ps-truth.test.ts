@@ -14,7 +14,7 @@ describe('PS job truth', () => {
   it('is the Optimus async model with even shares at the reference CPU', () => {
     for (const [w, p] of [[1, 1], [4, 2], [8, 4], [3, 2]] as const) {
       const truth = { ...EVEN, variableSizes: Array.from({ length: p }, () => 1) };
-      expect(psTruthStepsPerS(SPEED, truth, { workers: w, workerCpuMilli: 4000, psCpuMilli: new Array(p).fill(4000) })).toBeCloseTo(optimus(w, p), 10);
+      expect(psTruthStepsPerS(SPEED, truth, { workerCpuMilli: new Array(w).fill(4000), psCpuMilli: new Array(p).fill(4000) })).toBeCloseTo(optimus(w, p), 10);
     }
   });
 
@@ -22,28 +22,32 @@ describe('PS job truth', () => {
     expect(psShares([3, 1, 1, 1], 2)).toEqual([4 / 6, 2 / 6]);
     expect(psShares([1, 1], 3)).toEqual([0.5, 0.5, 0]);
     const hot = { ...EVEN, variableSizes: [3, 1, 1, 1] };
-    const even = psTruthStepsPerS(SPEED, { ...EVEN, variableSizes: [1, 1] }, { workers: 8, workerCpuMilli: 4000, psCpuMilli: [4000, 4000] });
-    const slowed = psTruthStepsPerS(SPEED, hot, { workers: 8, workerCpuMilli: 4000, psCpuMilli: [4000, 4000] });
+    const even = psTruthStepsPerS(SPEED, { ...EVEN, variableSizes: [1, 1] }, { workerCpuMilli: new Array(8).fill(4000), psCpuMilli: [4000, 4000] });
+    const slowed = psTruthStepsPerS(SPEED, hot, { workerCpuMilli: new Array(8).fill(4000), psCpuMilli: [4000, 4000] });
     expect(slowed).toBeLessThan(even);
     // Twice the CPU on the hot PS (rank 0) brings its update time below the even split's.
-    const migrated = psTruthStepsPerS(SPEED, hot, { workers: 8, workerCpuMilli: 4000, psCpuMilli: [8000, 4000] });
+    const migrated = psTruthStepsPerS(SPEED, hot, { workerCpuMilli: new Array(8).fill(4000), psCpuMilli: [8000, 4000] });
     expect(migrated).toBeGreaterThan(slowed);
     expect(migrated).toBeGreaterThanOrEqual(even);
   });
 
-  it('slows a worker with less CPU than its reference and gains nothing above it', () => {
-    const at = (cpuMilli: number) => psTruthStepsPerS(SPEED, EVEN, { workers: 2, workerCpuMilli: cpuMilli, psCpuMilli: [4000, 4000, 4000, 4000] });
-    expect(at(2000)).toBeLessThan(at(4000));
-    expect(at(8000)).toBe(at(4000));
+  it('slows a worker with less CPU than its reference, gains nothing above it, and lets each worker train at its own pace', () => {
+    const ps = [4000, 4000, 4000, 4000];
+    const at = (workers: number[]) => psTruthStepsPerS(SPEED, EVEN, { workerCpuMilli: workers, psCpuMilli: ps });
+    expect(at([2000, 2000])).toBeLessThan(at([4000, 4000]));
+    expect(at([8000, 8000])).toBe(at([4000, 4000]));
+    // Asynchronous training: a slow worker slows itself only; the job runs between the two uniform speeds.
+    expect(at([2000, 4000])).toBeGreaterThan(at([2000, 2000]));
+    expect(at([2000, 4000])).toBeLessThan(at([4000, 4000]));
   });
 
   it('uses PS CPU in proportion to the step rate, and worker CPU for its compute share', () => {
-    const holdings = { workers: 4, workerCpuMilli: 4000, psCpuMilli: [4000, 4000, 4000, 4000] };
+    const holdings = { workerCpuMilli: [4000, 4000, 4000, 4000], psCpuMilli: [4000, 4000, 4000, 4000] };
     const rate = psTruthStepsPerS(SPEED, EVEN, holdings);
     const usage = psTruthUsage(SPEED, EVEN, holdings, rate, 0);
     // Each PS: f·t1·s_i on its 4 cores; each worker: f·t0/w of its 4 cores.
     for (const cores of usage.psCpuCores) expect(cores).toBeCloseTo(rate * SPEED.t1 * 0.25 * 4, 10);
-    expect(usage.workerCpuCores).toBeCloseTo(((rate * SPEED.t0) / 4) * 4, 10);
+    for (const cores of usage.workerCpuCores) expect(cores).toBeCloseTo(((rate * SPEED.t0) / 4) * 4, 10);
     const half = psTruthUsage(SPEED, EVEN, holdings, rate / 2, 0);
     expect(half.psCpuCores[0]).toBeCloseTo(usage.psCpuCores[0]! / 2, 10);
   });

@@ -43,9 +43,15 @@ export function workersIn(record: UsageSample): number {
   return (roleIn(record, 'worker')?.replicas ?? 0) + (roleIn(record, 'chief')?.replicas ?? 0);
 }
 
-/** CPU cores one training worker (or the chief) used in a record: the largest of the two roles. */
+/** CPU cores the busiest training worker (or the chief) used in a record. */
 export function workerCpu(record: UsageSample): number {
-  return Math.max(roleIn(record, 'worker')?.cpuUsedCores ?? 0, roleIn(record, 'chief')?.cpuUsedCores ?? 0);
+  let most = 0;
+  for (const role of ['worker', 'chief'] as const) {
+    const usage = roleIn(record, role);
+    if (usage === null) continue;
+    most = Math.max(most, usage.cpuUsedCores, ...(usage.perReplica ?? []).map((u) => u.cpuUsedCores));
+  }
+  return most;
 }
 
 /** Memory one training worker (or the chief) used in a record, MiB. */

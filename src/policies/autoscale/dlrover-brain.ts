@@ -12,11 +12,13 @@
  *    is replaced by a bigger one (a PS change at most once an hour), workers are added while the PS
  *    have CPU headroom and the last addition paid, removed when a PS is exhausted.
  * Workers join and leave a running job without pausing it; a PS change pauses it for a checkpoint,
- * the new PS set and the checkpoint's load (REFERENCE §2, "PS scaling"). A scale-up that cannot be
+ * the new PS set and the checkpoint's load (REFERENCE §2, "PS scaling"); a plan changing both makes
+ * the PS change first and the workers' at the next check after it. A scale-up that cannot be
  * placed stays pending; after 900 s it is asked again with half the CPU and memory (floors 4 cores,
  * 6 GiB). The policy reads only sampled records, never the jobs' truth.
  */
 import type { TaskPlacement } from '../../model/allocation.js';
+import type { CapacityScratch } from '../../model/capacity.js';
 import type { JobRequest, OptimizeMode, ReplicaDemand, Role, RoleSpec } from '../../model/job-spec.js';
 import type { Decision } from '../decision.js';
 import type { JobView, ObservingContext } from '../types.js';
@@ -106,6 +108,9 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
     },
     autoscale(context: ObservingContext): Decision[] {
       const decisions: Decision[] = [];
+      // One scratch for the pass: the jobs' plans share the free capacity they are placed in.
+      let scratch: CapacityScratch | null = null;
+      const scratchOf = (): CapacityScratch => (scratch ??= context.scratch());
       for (const job of context.running) {
         const state = stateOf(job, context.nowS);
         if (state === null) continue;
@@ -122,7 +127,7 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
         const reading = readingOf(job, tasks, state, context);
         const plan = nextPlan(state, reading, context.nowS);
         if (plan === null) continue;
-        const decision = decide(context, job, tasks, plan, state);
+        const decision = decide(context, scratchOf(), job, tasks, plan, state);
         if (decision !== null) decisions.push(decision);
       }
       return decisions;
@@ -156,15 +161,21 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
   }
 
   /** Turns a plan into one decision on the job (PS changes first: a batch names a job once), or null when nothing changes or nothing fits. */
-  function decide(context: ObservingContext, job: JobView, tasks: readonly TaskPlacement[], plan: ResourcePlan, state: JobState): Decision | null {
-    const scratch = context.scratch();
+  function decide(context: ObservingContext, scratch: CapacityScratch, job: JobView, tasks: readonly TaskPlacement[], plan: ResourcePlan, state: JobState): Decision | null {
     const psRanked = job.psRanked.length > 0 ? job.psRanked : tasks.filter((t) => t.role === 'ps');
     const place = (role: Role, count: number, demand: ReplicaDemand): TaskPlacement[] | null => {
       if (count <= 0) return [];
       const replicas = Array.from({ length: count }, () => ({ role, demand }));
-      return context.placement.place(scratch, { jobId: job.request.id, jobKind: job.request.kind, gpuTypes: job.request.gpuTypes, replicas });
+      const placed = context.placement.place(scratch, { jobId: job.request.id, jobKind: job.request.kind, gpuTypes: job.request.gpuTypes, replicas });
+      if (placed !== null) reserved.push(...placed);
+      return placed;
     };
+    // What this decision reserved and freed in the shared scratch, to give back when it cannot be placed.
+    const reserved: TaskPlacement[] = [];
+    const freed: TaskPlacement[] = [];
     const pending = (): null => {
+      scratch.unreserve(reserved);
+      for (const task of freed) scratch.reserve(task.nodeIndex, task.role, task.demand);
       state.pending ??= { sinceS: context.nowS, plan };
       return null;
     };
@@ -172,17 +183,21 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
       const base = job.request.roles.find((r) => r.role === role)!.demand;
       return { gpus: base.gpus, gpuMilli: base.gpuMilli, cpuMilli, memMiB };
     };
-    const psChange = plan.migrate !== undefined || (plan.ps !== undefined && plan.ps.replicas !== psRanked.length);
+    // A new PS set: the PS kept get the plan's size too (the checkpoint restores onto the new set).
+    const resized = plan.ps !== undefined && psRanked.some((t) => t.demand.cpuMilli !== plan.ps!.cpuMilli || t.demand.memMiB !== plan.ps!.memMiB);
+    const migrations = plan.migrate ?? (resized ? psRanked.slice(0, plan.ps!.replicas).map((_, rank) => ({ rank, cpuMilli: plan.ps!.cpuMilli, memMiB: plan.ps!.memMiB })) : []);
+    const psChange = migrations.length > 0 || (plan.ps !== undefined && plan.ps.replicas !== psRanked.length);
     if (psChange) {
       const remove: TaskPlacement[] = [];
       const add: TaskPlacement[] = [];
-      for (const m of plan.migrate ?? []) {
+      for (const m of migrations) {
         const old = psRanked[m.rank];
         if (old === undefined) continue;
         scratch.unreserve([old]);
+        freed.push(old);
         remove.push(old);
       }
-      for (const m of plan.migrate ?? []) {
+      for (const m of migrations) {
         if (psRanked[m.rank] === undefined) continue;
         const placed = place('ps', 1, demandOf('ps', m.cpuMilli, m.memMiB));
         if (placed === null) return pending();
@@ -195,7 +210,8 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
       } else if (plan.ps !== undefined && plan.ps.replicas < psRanked.length) {
         remove.push(...psRanked.slice(plan.ps.replicas));
       }
-      state.pending = null;
+      // The plan's workers follow at the next check after the PS change (a batch names a job once).
+      state.pending = plan.workers === undefined ? null : { sinceS: context.nowS, plan: { workers: plan.workers, reason: plan.reason } };
       state.lastPsChangeS = context.nowS;
       return { kind: 'reshape-role', jobId: job.request.id, role: 'ps', add, remove, pause: 'checkpoint-restore', reason: plan.reason };
     }
