@@ -178,6 +178,8 @@ export interface ObservingContext {
   readonly placement: PlacementPolicy;
   /** A fresh scratch copy of the current free capacity to plan in. */
   scratch(): CapacityScratch;
+  /** A job as a controller knows it (its phase tells whether it still runs, waits or ended); undefined for an unknown id. */
+  job(jobId: string): JobView | undefined;
   /** A listened job's samples, oldest first (the last 50; empty before its first sample or when not listened). */
   samples(jobId: string): readonly UsageSample[];
   /** Samples the job every `sim.samplePeriod` from now on (while it runs). */

@@ -112,6 +112,8 @@ export class PolicyHost {
   private readonly sampler: Sampler;
   private readonly scalePlans: ScalePlanLog;
   private samplePending = false;
+  /** False while an auto-scaler with a tick has nothing to manage: no tick is pending until a job arrives that it manages. */
+  private autoscaleTicking = true;
   private readonly due: Record<ConsultedKind, boolean> = { scheduling: false, autoscale: false, data: false };
   /** Jobs whose tasks a kind changed in this instant. */
   private readonly changedThisInstant = new Set<string>();
@@ -144,19 +146,26 @@ export class PolicyHost {
     });
   }
 
-  /** Schedules the first tick of each kind that has one, from `firstS`. */
+  /** Schedules the first tick of each kind that has one, from `firstS` (an idle auto-scaler's waits for a job it manages). */
   start(firstS: number): void {
     for (const kind of ['scheduling', 'autoscale', 'data'] as const) {
       const tickS = this.policyOf(kind).tickS;
-      if (tickS !== undefined) this.engine.scheduleAt(firstS + tickS, { kind: 'policy-tick', policy: kind });
+      if (tickS === undefined) continue;
+      if (kind === 'autoscale' && this.autoscale.active?.() === false) this.autoscaleTicking = false;
+      else this.engine.scheduleAt(firstS + tickS, { kind: 'policy-tick', policy: kind });
     }
   }
 
-  /** A kind's tick came: it is consulted at the end of the instant, and ticks again while jobs remain. */
+  /** A kind's tick came: it is consulted at the end of the instant, and ticks again while jobs remain (an auto-scaler: while it is active). */
   onTick(kind: ConsultedKind): void {
     this.due[kind] = true;
     if (kind === 'scheduling') this.control.markDirty();
-    if (this.control.jobsRemain()) this.engine.scheduleAt(this.engine.nowS + this.policyOf(kind).tickS!, { kind: 'policy-tick', policy: kind });
+    if (!this.control.jobsRemain()) return;
+    if (kind === 'autoscale' && this.autoscale.active?.() === false) {
+      this.autoscaleTicking = false;
+      return;
+    }
+    this.engine.scheduleAt(this.engine.nowS + this.policyOf(kind).tickS!, { kind: 'policy-tick', policy: kind });
   }
 
   /** A sample is due: the listened jobs still running are sampled, the others no longer listened. */
@@ -246,12 +255,20 @@ export class PolicyHost {
     }
   }
 
-  /** Sizes a job as it is submitted when the auto-scaler has a create stage for it (its plan is logged). */
+  /**
+   * Sizes a job as it is submitted when the auto-scaler has a create stage for it (its plan is
+   * logged), and wakes an idle auto-scaler that now has a job to manage.
+   */
   createPlan(job: JobRuntime): void {
     const plan = this.autoscale.createPlan?.(job.request, this.engine.nowS) ?? null;
-    if (plan === null) return;
-    job.replaceRoles(plan.roles);
-    this.scalePlans.created(job.spec.id, this.engine.nowS, plan.roles, plan.reason);
+    if (plan !== null) {
+      job.replaceRoles(plan.roles);
+      this.scalePlans.created(job.spec.id, this.engine.nowS, plan.roles, plan.reason);
+    }
+    if (!this.autoscaleTicking && this.autoscale.active?.() !== false) {
+      this.autoscaleTicking = true;
+      this.engine.scheduleAt(this.engine.nowS + this.autoscale.tickS!, { kind: 'policy-tick', policy: 'autoscale' });
+    }
   }
 
   private policyOf(kind: ConsultedKind): { readonly name: string; readonly tickS?: number } {
@@ -271,6 +288,7 @@ export class PolicyHost {
       placement: this.placement,
       scratch: () => new CapacityScratch(this.cluster),
       samples: (jobId: string): readonly UsageSample[] => this.sampler.samplesOf(jobId),
+      job: (jobId: string) => this.control.find(jobId),
       listen: (jobId: string) => {
         this.control.job(jobId);
         this.sampler.listen(jobId);

@@ -32,6 +32,7 @@ function contractCase(): { cluster: ClusterState; running: JobView[]; context: O
     running,
     placement: packPlacement,
     scratch: () => new CapacityScratch(cluster),
+    job: (jobId) => running.find((j) => j.request.id === jobId),
     samples: (jobId) => (listened.has(jobId) ? [{ atS: 570, stepsPerS: 10, roles: [{ role: 'ps', replicas: 1, cpuUsedCores: 3.9, memUsedMiB: 4000 }] }] : []),
     listen: (jobId) => void listened.add(jobId),
     unlisten: (jobId) => void listened.delete(jobId),

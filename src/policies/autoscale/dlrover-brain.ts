@@ -75,6 +75,8 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
   const estimateAfterS = options.estimateAfterS ?? JOB_MASTER.estimateAfterS;
   const psChangeIntervalS = options.psChangeIntervalS ?? JOB_MASTER.psChangeIntervalS;
   const states = new Map<string, JobState>();
+  /** Jobs it manages that have not ended: sized at submission, or first seen running. */
+  const managed = new Set<string>();
 
   const modeOf = (request: JobRequest): Exclude<OptimizeMode, 'manual'> | null => {
     if (request.kind !== 'ps' || request.elastic === null || request.optimizeMode === 'manual') return null;
@@ -86,6 +88,7 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
     if (state !== undefined) return state;
     const mode = modeOf(job.request);
     if (mode === null) return null;
+    managed.add(job.request.id);
     state = { mode, stage: 'estimate', trainingSinceS: null, shapeSinceS: nowS, shapeKey: '', lastPlanS: -Infinity, lastWorkerChangeS: nowS, lastPsChangeS: -Infinity, beforeLastAddition: null, pending: null };
     states.set(job.request.id, state);
     return state;
@@ -94,9 +97,11 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
   return {
     name: 'dlrover-brain',
     tickS: options.checkS ?? JOB_MASTER.checkS,
+    active: () => managed.size > 0,
     createPlan(request: JobRequest, nowS: number): CreatePlan | null {
       const mode = modeOf(request);
       if (mode === null) return null;
+      managed.add(request.id);
       const limits = budgetOf(request, mode);
       if (mode === 'single-job') {
         const plan = localCreate(limits.cpuMilli, limits.memMiB);
@@ -111,6 +116,14 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
       // One scratch for the pass: the jobs' plans share the free capacity they are placed in.
       let scratch: CapacityScratch | null = null;
       const scratchOf = (): CapacityScratch => (scratch ??= context.scratch());
+      // Jobs that ended are forgotten (so the policy goes idle when none is left).
+      for (const id of managed) {
+        const phase = context.job(id)?.phase;
+        if (phase === undefined || phase === 'completed' || phase === 'failed') {
+          managed.delete(id);
+          states.delete(id);
+        }
+      }
       for (const job of context.running) {
         const state = stateOf(job, context.nowS);
         if (state === null) continue;

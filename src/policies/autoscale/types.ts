@@ -17,6 +17,11 @@ export interface AutoscalePolicy {
    * start with (within its spec's bounds), and why; null keeps what its submitter asked for.
    */
   createPlan?(request: JobRequest, nowS: number): CreatePlan | null;
+  /**
+   * False while it has no job to manage: a policy with a tick then gets none (it costs no event)
+   * until a job arrives that it manages (asked after each arrival's `createPlan`). Absent: always active.
+   */
+  active?(): boolean;
 }
 
 /** The roles a job is to start with, as an auto-scaler's create stage sized them. */
