@@ -11,8 +11,16 @@ export interface JobShape {
 }
 
 /** The job's requested shape: the replica counts in its spec. */
-export function requestedShape(spec: Pick<JobSpec, 'roles'>): JobShape {
-  return { workers: replicasOfRole(spec.roles, 'worker'), ps: replicasOfRole(spec.roles, 'ps') };
+export function requestedShape(spec: Pick<JobSpec, 'roles' | 'speed'>): JobShape {
+  return { workers: trainersOf(spec, replicasOfRole(spec.roles, 'worker'), replicasOfRole(spec.roles, 'chief')), ps: replicasOfRole(spec.roles, 'ps') };
+}
+
+/**
+ * Workers an async PS job's speed model counts: its workers and its chief, which trains like them
+ * (DLRover's chief is worker 0; the usage model counts it so too). Other kinds: their workers.
+ */
+export function trainersOf(spec: Pick<JobSpec, 'speed'>, workers: number, chiefs: number): number {
+  return spec.speed.kind === 'ps-async' ? workers + chiefs : workers;
 }
 
 /** Training speed in steps per second for a shape, before slowdowns; 0 when the shape cannot train. */

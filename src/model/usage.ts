@@ -26,7 +26,7 @@
 import { assertNever, InvariantError } from '../errors.js';
 import type { JobSpec, Role } from './job-spec.js';
 import type { RoleShape } from './shape.js';
-import { stepsPerS as modelStepsPerS } from './speed.js';
+import { stepsPerS as modelStepsPerS, trainersOf } from './speed.js';
 
 export type { RoleShape } from './shape.js';
 
@@ -96,7 +96,8 @@ function busyShare(spec: JobSpec, shape: readonly RoleShape[], role: Role, rate:
   const speed = spec.speed;
   switch (speed.kind) {
     case 'ps-async': {
-      const workers = replicasOf(shape, 'worker');
+      // The chief trains as a worker (see speed.ts trainersOf).
+      const workers = replicasOf(shape, 'worker') + replicasOf(shape, 'chief');
       if (role === 'ps') {
         const ps = replicasOf(shape, 'ps');
         return ps > 0 ? (rate * speed.t1) / ps : 0;
@@ -114,7 +115,7 @@ function busyShare(spec: JobSpec, shape: readonly RoleShape[], role: Role, rate:
 
 /** The job's steps/s over what its speed model gives at this shape (0 when the shape cannot train). */
 function shareOfModelSpeed(spec: JobSpec, shape: readonly RoleShape[], rate: number): number {
-  const model = modelStepsPerS(spec, { workers: replicasOf(shape, 'worker'), ps: replicasOf(shape, 'ps') });
+  const model = modelStepsPerS(spec, { workers: trainersOf(spec, replicasOf(shape, 'worker'), replicasOf(shape, 'chief')), ps: replicasOf(shape, 'ps') });
   return model > 0 ? rate / model : 0;
 }
 

@@ -8,7 +8,7 @@ import { restartSteps, saveBlockS, type CheckpointCosts } from '../model/checkpo
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
 import { isRecoveryPause, type PauseStep } from '../model/pause.js';
 import { demandIn, EMPTY_SHAPE, replicasIn, shapeOfTasks } from '../model/shape.js';
-import { stepsPerS } from '../model/speed.js';
+import { stepsPerS, trainersOf } from '../model/speed.js';
 import type { ReshapePause } from '../policies/decision.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
@@ -383,7 +383,8 @@ export class JobControl {
       job.baseRateStepsPerS = psJobStepsPerS(psTruth, holdingsOf(tasks, job.psRanked));
     } else {
       const psCpuMilli = demandIn(job.shape, 'ps')?.cpuMilli;
-      const shape = psCpuMilli === undefined ? { workers: job.workers, ps: job.ps } : { workers: job.workers, ps: job.ps, psCpuMilli };
+      const workers = trainersOf(job.spec, job.workers, replicasIn(job.shape, 'chief'));
+      const shape = psCpuMilli === undefined ? { workers, ps: job.ps } : { workers, ps: job.ps, psCpuMilli };
       job.baseRateStepsPerS = stepsPerS(job.spec, shape) / (crossRack ? this.scenario.params.crossRackSlowdown : 1);
     }
     job.shapeSinceS = this.engine.nowS;

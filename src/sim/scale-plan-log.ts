@@ -27,7 +27,9 @@ export class ScalePlanLog {
   created(jobId: string, atS: number, roles: readonly RoleSpec[], reason: string): void {
     const specs: Partial<Record<Role, { replicas: number; resource: PodResource }>> = {};
     for (const role of roles) specs[role.role] = { replicas: role.replicas, resource: { cpuMilli: role.demand.cpuMilli, memMiB: role.demand.memMiB } };
-    this.add({ ownerJob: jobId, seq: this.pods(jobId).seq++, atS, reason, replicaResourceSpecs: specs, createPods: [], removePods: [], migratePods: [], psHosts: [] });
+    // The PS it creates take the job's first PS ids, as its first pods do.
+    const psHosts = Array.from({ length: specs.ps?.replicas ?? 0 }, (_, id) => psServiceOf(podName(jobId, 'ps', id)));
+    this.add({ ownerJob: jobId, seq: this.pods(jobId).seq++, atS, reason, replicaResourceSpecs: specs, createPods: [], removePods: [], migratePods: [], psHosts });
   }
 
   /**

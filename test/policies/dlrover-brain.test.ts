@@ -8,6 +8,8 @@ import { localCreate, localInitial, localRunning, memoryHotPs } from '../../src/
 import { presetNames } from '../../src/policies/presets.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { simulate } from '../../src/sim/simulation.js';
+import { join } from 'node:path';
+import { folderWith } from '../cli-run.js';
 
 const REQUEST = { id: 'j', kind: 'ps', declaredSteps: null } as unknown as JobRequest;
 
@@ -136,5 +138,30 @@ describe('dlrover-brain on the seed\'s DeepFM job', () => {
     expect(job.maxWorkers).toBe(1);
     expect(job.lastRateStepsPerS).toBeGreaterThan(28);
     expect(job.lastRateStepsPerS).toBeLessThan(32);
+  });
+});
+
+describe('dlrover-brain on a job without a modelled truth', () => {
+  it('starts a cluster-mode job with only its chief training (the chief counts as a worker in the speed model) and grows it', async () => {
+    const dir = folderWith({
+      's.yaml': [
+        'name: chief-only',
+        'policy: dlrover',
+        'cluster:',
+        '  nodes: [{group: cpu, count: 4, cpuCores: 64, memGiB: 256}]',
+        'workload:',
+        '  jobs:',
+        '    - {id: j, kind: ps, user: u, optimizeMode: cluster, resourceLimits: {cpuCores: 64, memGiB: 256}, replicas: 1, cpuCores: 4, memGiB: 8,',
+        '       chief: {replicas: 1, cpuCores: 4, memGiB: 8}, ps: {replicas: 1, cpuCores: 4, memGiB: 8}, elastic: {min: 0, max: 60},',
+        '       steps: 100000, speed: {t0: 0.1, t1: 0.01, t2: 0, t3: 0}}',
+        '',
+      ].join('\n'),
+    });
+    const result = simulate(await loadScenario(join(dir, 's.yaml'), { knownPolicies: presetNames() }));
+    expect(result.summary.jobs.completed).toBe(1);
+    const create = result.scalePlans[0]!;
+    expect(create.replicaResourceSpecs.worker?.replicas).toBe(0);
+    expect(create.psHosts).toEqual(['j-edljob-ps-0.dlrover.svc:2222', 'j-edljob-ps-1.dlrover.svc:2222', 'j-edljob-ps-2.dlrover.svc:2222', 'j-edljob-ps-3.dlrover.svc:2222']);
+    expect(result.jobs[0]!.maxWorkers).toBeGreaterThan(1);
   });
 });
