@@ -45,6 +45,7 @@ export const JOB_COLUMNS = [
   'psMigrations',
   'droppedShards',
   'secondsTo90PctSpeed',
+  'firstStepsPerS',
 ] as const;
 
 /** One row per job, as of the end of the run at `endS`; empty cells for what never happened. */
@@ -92,6 +93,7 @@ export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
       job.psStats?.psMigrations ?? 0,
       job.droppedShards,
       job.secondsTo90PctSpeed === null ? '' : roundS(job.secondsTo90PctSpeed),
+      job.firstStepsPerS === null ? '' : roundRate(job.firstStepsPerS),
     ];
   });
   return stringify([[...JOB_COLUMNS], ...rows]);

@@ -607,6 +607,11 @@ export class JobRuntime implements OracleJobView, JobRecord {
     changes.push(atS, stepsPerS);
   }
 
+  /** A PS job's first training speed, steps/s (null: not a PS job, or it never trained). */
+  get firstStepsPerS(): number | null {
+    return this.rateChanges === null ? null : this.rateChanges[1]!;
+  }
+
   /** Seconds from its first start until it first trained at 90% of its last speed (null: not a PS job, never trained, or past the changes kept). */
   get secondsTo90PctSpeed(): number | null {
     const changes = this.rateChanges;

@@ -125,6 +125,8 @@ describe('dlrover-brain on the seed\'s DeepFM job', () => {
     expect(added.atS).toBeLessThanOrEqual(360);
     expect(added.createPods.map((p) => p.name)).toEqual(['deepctr-auto-scale-edljob-worker-0', 'deepctr-auto-scale-edljob-worker-1', 'deepctr-auto-scale-edljob-worker-2']);
     expect(job.maxWorkers).toBe(4);
+    expect(job.firstStepsPerS).toBeGreaterThan(28);
+    expect(job.firstStepsPerS).toBeLessThan(32);
     expect(job.lastRateStepsPerS).toBeGreaterThanOrEqual(90);
     const staticJob = simulate(await load('static')).jobs[0]!;
     expect(staticJob.maxWorkers).toBe(2);
