@@ -75,8 +75,3 @@ export class JobShards {
     return sum;
   }
 }
-
-/** Steps of a job with a data spec: its epochs of samples at `batchSize` a step. */
-export function stepsOfData(spec: DataSpec): number {
-  return Math.ceil((spec.samplesPerEpoch * spec.epochs) / spec.batchSize);
-}

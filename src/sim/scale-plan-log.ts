@@ -68,11 +68,6 @@ export class ScalePlanLog {
     });
   }
 
-  /** Plans made for one job (its number of ScalePlans). */
-  plansOf(jobId: string): number {
-    return this.jobs.get(jobId)?.seq ?? 0;
-  }
-
   private add(plan: ScalePlanRecord): void {
     this.plans.push(plan);
     this.onPlan(plan);

@@ -56,12 +56,12 @@ export function speedOf(reading: JobReading): number {
   return reading.records.reduce((sum, r) => sum + r.stepsPerS, 0) / reading.records.length;
 }
 
-/** CPU the job holds in all, thousandths of a core. */
-export function heldCpuMilli(reading: JobReading): number {
-  return reading.workers * reading.workerCpuMilli + reading.psCpuMilli.reduce((sum, c) => sum + c, 0);
-}
-
 /** Whole cores in thousandths, rounded up. */
 export function ceilCores(cores: number): number {
   return Math.max(1, Math.ceil(cores)) * 1000;
+}
+
+/** Rounded to two decimals, for a plan's reason. */
+export function round2(value: number): number {
+  return Math.round(value * 100) / 100;
 }

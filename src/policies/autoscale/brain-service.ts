@@ -4,7 +4,7 @@
  * (the seed's formulas), and tunes running jobs by the Go brain's rules.
  */
 import { lastRecords, maxOf, meanOf, psOf, psUtilMeans, totalPsCpu, totalPsMem, workerCpu, workerMem } from './brain-observe.js';
-import { ceilCores, speedOf, type JobReading, type PsMigration, type ResourcePlan, type RolePlan } from './brain-plan.js';
+import { ceilCores, speedOf, round2, type JobReading, type PsMigration, type ResourcePlan, type RolePlan } from './brain-plan.js';
 import { BRAIN_SERVICE, JOB_MASTER } from './dlrover-constants.js';
 
 /** What the brain reads of one finished job in its history. */
@@ -139,8 +139,4 @@ function leftS(reading: JobReading): number {
   const speed = speedOf(reading);
   if (declared === null || !(speed > 0)) return Infinity;
   return Math.max(0, declared - reading.progressSteps) / speed;
-}
-
-function round2(value: number): number {
-  return Math.round(value * 100) / 100;
 }

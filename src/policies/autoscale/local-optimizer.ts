@@ -3,8 +3,8 @@
  * sizes a PS job from its own records within its resource budget, with no history.
  */
 import { oomRelaunchMemMiB } from '../recovery/dlrover.js';
-import { lastRecords, maxOf, maxPsUtil, meanOf, psOf, totalPsCpu, workerCpu, workerMem } from './brain-observe.js';
-import { speedOf, type JobReading, type PsMigration, type ResourcePlan, type RolePlan } from './brain-plan.js';
+import { lastRecords, maxOf, maxPsUtil, meanOf, psOf, totalPsCpu, workerMem } from './brain-observe.js';
+import { speedOf, round2, type JobReading, type PsMigration, type ResourcePlan, type RolePlan } from './brain-plan.js';
 import { BRAIN_SERVICE, JOB_MASTER, LOCAL_OPTIMIZER } from './dlrover-constants.js';
 
 /** The create plan: 1 PS and 1 worker of min(ceil(limit/5), 16 cores) CPU and min(ceil(limit/5), 8 GiB) memory each. */
@@ -97,11 +97,3 @@ export function memoryHotPs(reading: JobReading): PsMigration[] {
   return hot;
 }
 
-/** The worker CPU a record shows, for reasons. */
-export function usedWorkerCpu(reading: JobReading): number {
-  return meanOf(lastRecords(reading.records, LOCAL_OPTIMIZER.samples), workerCpu);
-}
-
-function round2(value: number): number {
-  return Math.round(value * 100) / 100;
-}
