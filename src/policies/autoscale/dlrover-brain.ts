@@ -107,7 +107,7 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
         const plan = localCreate(limits.cpuMilli, limits.memMiB);
         return { roles: rolesFor(request, plan.ps, plan.worker), reason: `create: 1 PS and 1 worker of ${plan.ps.cpuMilli / 1000} cores from a ${limits.cpuMilli / 1000}-core budget` };
       }
-      const history = options.history && request.dataset !== undefined ? options.history.similar(request.user, request.dataset, 7 * 86_400, nowS) : [];
+      const history = options.history && request.dataset !== undefined ? options.history.similar(request.user, request.dataset, BRAIN_SERVICE.historyDays * 86_400, nowS) : [];
       const plan = brainCreate(history);
       return { roles: rolesFor(request, plan.ps, plan.worker), reason: `create: ${plan.reason}` };
     },
@@ -116,15 +116,16 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
       // One scratch for the pass: the jobs' plans share the free capacity they are placed in.
       let scratch: CapacityScratch | null = null;
       const scratchOf = (): CapacityScratch => (scratch ??= context.scratch());
-      // Jobs that ended are forgotten (so the policy goes idle when none is left).
+      // Only the jobs it manages are read (a pass costs them, not the running list); those that
+      // ended are forgotten, so the policy goes idle when none is left.
       for (const id of managed) {
-        const phase = context.job(id)?.phase;
-        if (phase === undefined || phase === 'completed' || phase === 'failed') {
+        const job = context.job(id);
+        if (job === undefined || job.phase === 'completed' || job.phase === 'failed') {
           managed.delete(id);
           states.delete(id);
+          continue;
         }
-      }
-      for (const job of context.running) {
+        if (job.phase !== 'running') continue;
         const state = stateOf(job, context.nowS);
         if (state === null) continue;
         context.listen(job.request.id);
