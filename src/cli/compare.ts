@@ -10,7 +10,7 @@ import type { HistorySetting } from '../scenario/scenario.js';
 import { RunHistory } from '../sim/history.js';
 import type { RunRequest } from '../sim/run-scenario.js';
 import { compareFill } from './compare-fill.js';
-import { listOption, wholeNumberOption } from './options.js';
+import { listOption, oneValueOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 import { defaultWorkers, runMany } from './run-many.js';
 
@@ -51,7 +51,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .option('seeds', { type: 'string', default: '3', coerce: wholeNumberOption('--seeds', 1), describe: 'number of seeds: the scenario seed and the ones after it' })
       .option('seed', { type: 'string', coerce: wholeNumberOption('--seed', 0), describe: 'first seed (default: the scenario seed)' })
       .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
-      .option('out', { type: 'string', describe: 'folder to write comparison.csv and comparison.json to' })
+      .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write comparison.csv and comparison.json to' })
       .option('json', { type: 'boolean', describe: 'print the comparison as one JSON object' })
       .option('workers', { type: 'string', coerce: wholeNumberOption('--workers', 1), describe: 'worker threads (default: one per core); results do not depend on it' })
       .option('check-invariants', { type: 'boolean', describe: 'check every run after every instant and at its end (stops at the first breach, exit 2)' }) as Argv<CompareArgs>,

@@ -34,6 +34,14 @@ export function wholeNumberOption(option: string, min: number): (value: unknown)
   };
 }
 
+/** A yargs `coerce` for a string option that may be given once: a repeated one is a ConfigError. */
+export function oneValueOption(option: string): (value: unknown) => string {
+  return (value: unknown): string => {
+    if (Array.isArray(value)) throw new ConfigError(option, `given ${value.length} times (give it once)`);
+    return String(value);
+  };
+}
+
 /** The values of a repeatable string option as a list (absent: empty). */
 export function listOption(value: string | readonly string[] | undefined): string[] {
   return value === undefined ? [] : typeof value === 'string' ? [value] : [...value];

@@ -11,7 +11,7 @@ import { timelineCsv } from '../report/timeline-csv.js';
 import { RunHistory, runLabelOf } from '../sim/history.js';
 import { loadScenario } from '../scenario/load.js';
 import { simulate, type SimResult } from '../sim/simulation.js';
-import { listOption, wholeNumberOption } from './options.js';
+import { listOption, oneValueOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 import { runFill } from './run-fill.js';
 
@@ -35,7 +35,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('policy', { type: 'string', describe: 'policy preset (see dlsim list); overrides the scenario' })
       .option('seed', { type: 'string', coerce: wholeNumberOption('--seed', 0), describe: 'random seed; overrides the scenario' })
       .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
-      .option('out', { type: 'string', describe: 'folder to write summary.json, jobs.csv, timeline.csv and scaleplans/ to' })
+      .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write summary.json, jobs.csv, timeline.csv and scaleplans/ to' })
       .option('json', { type: 'boolean', describe: 'print the summary as one JSON object' })
       .option('check-invariants', { type: 'boolean', describe: 'check the run after every instant and at its end (stops at the first breach, exit 2)' }) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {

@@ -10,7 +10,7 @@ import type { JobSpec } from '../model/job-spec.js';
 import { MAX_JOBS } from '../model/limits.js';
 import { traceFormatById, traceFormatIds, traceFormats } from '../workload/formats.js';
 import { nativeLine } from '../workload/formats/native.js';
-import { wholeNumberOption } from './options.js';
+import { oneValueOption, wholeNumberOption } from './options.js';
 import { generatorStyleIds, generatorStyles } from '../workload/generators/styles.js';
 import { makeFolder } from '../io/make-folder.js';
 
@@ -101,6 +101,7 @@ export const traceGenerateCommand: CommandModule<object, GenerateArgs> = {
       .option('seed', { type: 'string', default: '1', coerce: wholeNumberOption('--seed', 0), describe: 'random seed (same seed, same jobs)' })
       .option('out', {
         type: 'string',
+        coerce: oneValueOption('--out'),
         demandOption: true,
         describe: 'file to write (native JSON Lines); with --format, the folder to write that format into',
       })

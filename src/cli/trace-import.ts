@@ -3,7 +3,7 @@ import { ConfigError } from '../errors.js';
 import { checkOutFile } from '../io/destination.js';
 import { traceFormatById, traceFormatIds } from '../workload/formats.js';
 import { importTrace } from '../workload/import.js';
-import { wholeNumberOption } from './options.js';
+import { oneValueOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 
 interface TraceImportArgs {
@@ -23,7 +23,7 @@ export const traceImportCommand: CommandModule<object, TraceImportArgs> = {
     yargs
       .positional('files', { type: 'string', default: undefined, describe: 'trace files (one or more)' })
       .option('format', { type: 'string', demandOption: true, describe: `trace format: ${traceFormatIds().join(', ')}` })
-      .option('out', { type: 'string', demandOption: true, describe: 'native JSON Lines file to write' })
+      .option('out', { type: 'string', coerce: oneValueOption('--out'), demandOption: true, describe: 'native JSON Lines file to write' })
       .option('strict', { type: 'boolean', describe: 'stop at the first bad row (exit 1) instead of skipping it' })
       .option('limit', { type: 'string', coerce: wholeNumberOption('--limit', 1), describe: 'import at most this many jobs' })
       .option('json', { type: 'boolean', describe: 'print the report as one JSON object' }) as Argv<TraceImportArgs>,
