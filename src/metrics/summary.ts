@@ -216,6 +216,11 @@ export function roundS(valueS: number): number {
   return Math.round(valueS * 1000) / 1000;
 }
 
+/** A figure rounded to two decimals, for messages and reasons. */
+export function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
 /** Ratios rounded to six decimals. */
 export function roundRatio(value: number): number {
   return Math.round(value * 1e6) / 1e6;

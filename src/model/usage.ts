@@ -96,8 +96,7 @@ function busyShare(spec: JobSpec, shape: readonly RoleShape[], role: Role, rate:
   const speed = spec.speed;
   switch (speed.kind) {
     case 'ps-async': {
-      // The chief trains as a worker (see speed.ts trainersOf).
-      const workers = replicasOf(shape, 'worker') + replicasOf(shape, 'chief');
+      const workers = trainersOf(spec, replicasOf(shape, 'worker'), replicasOf(shape, 'chief'));
       if (role === 'ps') {
         const ps = replicasOf(shape, 'ps');
         return ps > 0 ? (rate * speed.t1) / ps : 0;

@@ -49,3 +49,8 @@ export type Decision =
   | { readonly kind: 'attach'; readonly jobId: string; readonly tasks: readonly AuxTask[] }
   /** Take auxiliary tasks back from a job. */
   | { readonly kind: 'detach'; readonly jobId: string; readonly tasks: readonly AuxTask[] };
+
+/** True when a decision replaces a job's parameter servers by as many new ones (a migration: they take over the old ones' ranks). */
+export function isPsMigration(decision: Decision): boolean {
+  return decision.kind === 'reshape-role' && decision.role === 'ps' && decision.add.length > 0 && decision.add.length === decision.remove.length;
+}

@@ -1,5 +1,5 @@
 import { assertNever, InvariantError } from '../errors.js';
-import type { Decision } from '../policies/decision.js';
+import { isPsMigration, type Decision } from '../policies/decision.js';
 import type { JobControl } from './job-control.js';
 import type { JobRuntime } from './job-runtime.js';
 
@@ -54,11 +54,7 @@ export function applyDecisions(control: JobControl, decisions: readonly Decision
   }
   for (const decision of decisions) {
     if (decision.kind === 'resize') control.finishResize(jobs.get(decision)!);
-    else if (decision.kind === 'reshape-role') {
-      // A PS replaced by as many new ones (the same ranks) is a migration.
-      const migrated = decision.role === 'ps' && decision.add.length > 0 && decision.add.length === decision.remove.length;
-      control.finishReshape(jobs.get(decision)!, decision.pause, migrated);
-    }
+    else if (decision.kind === 'reshape-role') control.finishReshape(jobs.get(decision)!, decision.pause, isPsMigration(decision));
   }
   for (const decision of decisions) if (decision.kind === 'start') control.start(claim(decision.jobId), decision.tasks);
 }

@@ -1,3 +1,4 @@
+import { round2 } from '../metrics/summary.js';
 import type { Engine } from '../engine/engine.js';
 import { RandomStreams } from '../engine/random.js';
 import { assertNever, InvariantError } from '../errors.js';
@@ -277,6 +278,8 @@ export class FaultHandler {
     if (job.phase !== 'running') return;
     const nowS = this.engine.nowS;
     job.advanceTo(nowS);
+    // The processes died: their shards in progress go back as failures, before the rollback.
+    this.control.workersDied(job);
     if (occurrence) job.meetFault(nowS);
     const effect = occurrence?.type.effect.kind;
     const hardwareLost = effect === 'gpu-down' || effect === 'node-down' || effect === 'network-down';
@@ -325,16 +328,6 @@ export class FaultHandler {
       oom: oomed && { role: oomed.role, memMiB: oomed.demand.memMiB },
     };
     const plan = this.recovery.onCrash(job, cause, this.recoveryContext(cause, byNode));
-    this.control.workersLostToCrash = true;
-    try {
-      this.carryOut(job, plan, faultType);
-    } finally {
-      this.control.workersLostToCrash = false;
-    }
-  }
-
-  /** Carries out a recovery plan for a crashed job. */
-  private carryOut(job: JobRuntime, plan: ReturnType<RecoveryPolicy['onCrash']>, faultType: string): void {
     this.control.markDirty();
     switch (plan.kind) {
       case 'fail':
@@ -472,7 +465,7 @@ export class FaultHandler {
     const useMiB = this.control.memNeedMiB(job, task, job.progressSteps) ?? task.demand.memMiB;
     const detail = `${task.role} pod with ${round2(task.demand.memMiB / 1024)} GiB uses ${round2(useMiB / 1024)} GiB`;
     this.faults.log({ timeS: this.engine.nowS, event: 'job-oom', faultType: '', node: this.cluster.nodes[task.nodeIndex]!.name, gpu: null, jobId: job.spec.id, detail });
-    (job.psStats ??= { maxPs: 0, oomKills: 0, psMigrations: 0 }).oomKills++;
+    job.psCounters().oomKills++;
     this.crash(job, null, 'OOM-killed', task);
   }
 
@@ -537,9 +530,4 @@ function tasksByNode(tasks: readonly TaskPlacement[]): Map<number, TaskPlacement
     else byNode.set(task.nodeIndex, [task]);
   }
   return byNode;
-}
-
-/** Rounded to two decimals, for messages. */
-function round2(value: number): number {
-  return Math.round(value * 100) / 100;
 }

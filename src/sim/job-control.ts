@@ -1,5 +1,3 @@
-import { JobShards } from './job-shards.js';
-import { holdingsOf, psJobStepsPerS, psOomAtStep, psTruthOf, rankPs, taskMemNeedMiB } from './ps-job.js';
 import type { Engine } from '../engine/engine.js';
 import { InvariantError } from '../errors.js';
 import type { AuxTask, Eviction, TaskPlacement } from '../model/allocation.js';
@@ -8,16 +6,22 @@ import { restartSteps, saveBlockS, type CheckpointCosts } from '../model/checkpo
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
 import { isRecoveryPause, type PauseStep } from '../model/pause.js';
 import { demandIn, EMPTY_SHAPE, replicasIn, shapeOfTasks } from '../model/shape.js';
+import { psTruthStepsPerS } from '../model/ps-truth.js';
 import { stepsPerS, trainersOf } from '../model/speed.js';
 import type { ReshapePause } from '../policies/decision.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
+import { JobShards } from './job-shards.js';
+import { holdingsOf, psOomAtStep, psTruthOf, rankPs, taskMemNeedMiB } from './ps-job.js';
 import type { FaultTracker } from './fault-tracker.js';
 import { hardwareSpeedFactor, type JobRuntime } from './job-runtime.js';
 import { OrderedList } from './ordered-list.js';
 import { checkShape } from './shape-check.js';
 
 /** What the job control acts on: the run's engine, cluster, hardware faults and settings. */
+/** No tasks: what a job's workers hold once its processes died. */
+const NO_TASKS: readonly TaskPlacement[] = Object.freeze([]);
+
 export interface JobControlSetup {
   readonly engine: Engine<SimEvent>;
   readonly cluster: ClusterState;
@@ -243,7 +247,7 @@ export class JobControl {
    */
   finishReshape(job: JobRuntime, pause: ReshapePause, migrated = false): void {
     job.reshapes++;
-    if (migrated) (job.psStats ??= { maxPs: 0, oomKills: 0, psMigrations: 0 }).psMigrations++;
+    if (migrated) job.psCounters().psMigrations++;
     // The reshape's save is a checkpoint like any other: a later crash rolls back to it.
     if (pause === 'checkpoint-restore' && job.spec.checkpoint) markCheckpoint(job, job.storedProgressSteps);
     this.takeShape(job);
@@ -370,20 +374,18 @@ export class JobControl {
     }
     job.gpusWhenRunning = job.gpus;
     job.cpuMilliWhenRunning = job.cpuMilli;
-    job.maxWorkers = Math.max(job.maxWorkers, job.workers + replicasIn(job.shape, 'chief'));
-    if (job.ps > 0) {
-      const stats = (job.psStats ??= { maxPs: 0, oomKills: 0, psMigrations: 0 });
-      stats.maxPs = Math.max(stats.maxPs, job.ps);
-    }
+    const chiefs = replicasIn(job.shape, 'chief');
+    job.maxWorkers = Math.max(job.maxWorkers, job.workers + chiefs);
+    if (job.ps > 0) job.psCounters().maxPs = Math.max(job.psCounters().maxPs, job.ps);
     const crossRack = job.spec.kind === 'allreduce' && racks.size > 1;
     this.syncShards(job, tasks);
     const psTruth = psTruthOf(job.spec);
     if (psTruth !== null) {
       job.psRanked = rankPs(job.psRanked, tasks);
-      job.baseRateStepsPerS = psJobStepsPerS(psTruth, holdingsOf(tasks, job.psRanked));
+      job.baseRateStepsPerS = psTruthStepsPerS(psTruth.speed, psTruth.truth, holdingsOf(tasks, job.psRanked));
     } else {
       const psCpuMilli = demandIn(job.shape, 'ps')?.cpuMilli;
-      const workers = trainersOf(job.spec, job.workers, replicasIn(job.shape, 'chief'));
+      const workers = trainersOf(job.spec, job.workers, chiefs);
       const shape = psCpuMilli === undefined ? { workers, ps: job.ps } : { workers, ps: job.ps, psCpuMilli };
       job.baseRateStepsPerS = stepsPerS(job.spec, shape) / (crossRack ? this.scenario.params.crossRackSlowdown : 1);
     }
@@ -397,16 +399,18 @@ export class JobControl {
    * workers it had, workers gone give their shards back (their partial samples are trained again),
    * dropped shards are skipped (see job-shards.ts).
    */
-  private syncShards(job: JobRuntime, tasks: readonly TaskPlacement[]): void {
+  private syncShards(job: JobRuntime, tasks: readonly TaskPlacement[], died = false): void {
     if (job.spec.data === undefined) return;
     job.advanceTo(this.engine.nowS);
     job.shards ??= new JobShards(job.spec.data);
-    const deltaSteps = job.shards.sync(job.progressSteps, tasks, this.workersLostToCrash);
+    const deltaSteps = job.shards.sync(job.progressSteps, tasks, died);
     if (deltaSteps !== 0) job.progressSteps = Math.min(job.spec.totalSteps, Math.max(0, job.progressSteps + deltaSteps));
   }
 
-  /** True while the fault handler recovers a crashed job: the workers it loses died (their shards count a retry). */
-  workersLostToCrash = false;
+  /** A crash ended the job's processes: each worker's shard in progress goes back to TODO as a failure (a retry); recovery's new shape brings the workers back. */
+  workersDied(job: JobRuntime): void {
+    if (job.shards !== null) this.syncShards(job, NO_TASKS, true);
+  }
 
   /** Pauses a running job's training for the steps given, one after another; a resume event ends the pause. Returns its length in seconds. */
   pause(job: JobRuntime, steps: readonly PauseStep[], forRecovery = isRecoveryPause(steps)): number {

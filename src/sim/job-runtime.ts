@@ -626,8 +626,13 @@ export class JobRuntime implements OracleJobView, JobRecord {
     return this.psStats?.oomKills ?? 0;
   }
 
-  /** What happened to its parameter servers (made when one first had a PS). */
+  /** What happened to its parameter servers and pods (null until something did: see `psCounters`). */
   psStats: { maxPs: number; oomKills: number; psMigrations: number } | null = null;
+
+  /** Its PS and OOM counters, made when first counted. */
+  psCounters(): { maxPs: number; oomKills: number; psMigrations: number } {
+    return (this.psStats ??= { maxPs: 0, oomKills: 0, psMigrations: 0 });
+  }
 
   /** GPUs the job asked for (shared GPUs count fractionally). */
   get requestedGpus(): number {

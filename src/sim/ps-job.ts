@@ -1,10 +1,10 @@
 /**
  * What the simulation reads of a PS job's hidden truth (model/ps-truth.ts) from the tasks it holds:
- * PS ranks, holdings, speed, memory need per task and when growing PS memory reaches a PS's limit.
+ * PS ranks, holdings, memory need per task and when growing PS memory reaches a PS's limit.
  */
 import type { TaskPlacement } from '../model/allocation.js';
 import type { JobSpec, PsTruth } from '../model/job-spec.js';
-import { psMemTotalMiB, psOomStep, psShares, psTruthStepsPerS, psTruthUsage, type AsyncSpeed, type PsHoldings, type PsUsage } from '../model/ps-truth.js';
+import { psMemTotalMiB, psOomStep, psShares, type AsyncSpeed, type PsHoldings } from '../model/ps-truth.js';
 
 /** A job whose speed and usage its PS truth gives: an async PS job with a `psTruth`. */
 export interface PsTruthJob {
@@ -42,16 +42,6 @@ export function holdingsOf(tasks: readonly TaskPlacement[], psRanked: readonly T
   const workerCpuMilli: number[] = [];
   for (const task of tasks) if (task.role !== 'ps') workerCpuMilli.push(task.demand.cpuMilli);
   return { workerCpuMilli, psCpuMilli: psRanked.map((t) => t.demand.cpuMilli) };
-}
-
-/** The job's steps/s from its truth at these holdings. */
-export function psJobStepsPerS(job: PsTruthJob, holdings: PsHoldings): number {
-  return psTruthStepsPerS(job.speed, job.truth, holdings);
-}
-
-/** The job's true usage at `stepsPerS` after `steps` steps. */
-export function psJobUsage(job: PsTruthJob, holdings: PsHoldings, stepsPerS: number, steps: number): PsUsage {
-  return psTruthUsage(job.speed, job.truth, holdings, stepsPerS, steps);
 }
 
 /** Memory a task of the job uses after `steps` steps, MiB (a PS by its rank's share). */

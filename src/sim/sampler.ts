@@ -11,7 +11,8 @@ import type { JobSpec } from '../model/job-spec.js';
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
 import type { TaskPlacement } from '../model/allocation.js';
 import { trueUsage, type ReplicaUsage, type RoleShape, type RoleUsage, type UsageSample } from '../model/usage.js';
-import { holdingsOf, psJobUsage, psTruthOf, type PsTruthJob } from './ps-job.js';
+import { psTruthUsage } from '../model/ps-truth.js';
+import { holdingsOf, psTruthOf, type PsTruthJob } from './ps-job.js';
 
 /** Records kept per job: DLRover's job master keeps its last 50 (REFERENCE §2). */
 export const SAMPLES_KEPT = 50;
@@ -150,40 +151,33 @@ export class Sampler {
   /** A sample of a job with a PS truth: each worker and each PS on its own (PS rank by rank). */
   private measurePsJob(psJob: PsTruthJob, truth: UsageTruth, atS: number, index: number): UsageSample {
     const { tasks, psRanked, steps } = truth.ps!;
-    const usage = psJobUsage(psJob, holdingsOf(tasks, psRanked), truth.stepsPerS, steps);
+    const usage = psTruthUsage(psJob.speed, psJob.truth, holdingsOf(tasks, psRanked), truth.stepsPerS, steps);
     const key = `dlsim:${this.seed}:usage:${truth.jobId}`;
-    const noisy = (value: number, noise: number, drawKey: string): number => Math.max(0, value * (1 + noise * keyedNormal(drawKey)));
+    // Workers in the order of the holdings (the job's non-PS tasks), each with what its truth says it uses.
     const trainers = tasks.filter((t) => t.role !== 'ps');
-    const roles: RoleUsage[] = truth.shape.map((r, i) => {
+    const roles = truth.shape.map((r, i): RoleUsage => {
       const roleKey = `${key}:${i}:${r.role}`;
-      if (r.role !== 'ps') {
-        // Workers in the order of the holdings (the job's tasks), this role's only.
-        const perReplica: ReplicaUsage[] = [];
-        trainers.forEach((task, k) => {
-          if (task.role !== r.role) return;
-          const rank = perReplica.length;
-          perReplica.push({
-            cpuUsedCores: Math.min(task.demand.cpuMilli / 1000, noisy(usage.workerCpuCores[k]!, this.cpuNoise, `${roleKey}:${rank}:cpu:${index}`)),
-            memUsedMiB: noisy(usage.workerMemMiB, this.memNoise, `${roleKey}:${rank}:mem:${index}`),
-            cpuHeldCores: task.demand.cpuMilli / 1000,
-            memHeldMiB: task.demand.memMiB,
-          });
+      const perReplica: ReplicaUsage[] = [];
+      const record = (task: TaskPlacement, cpuCores: number, memMiB: number): void => {
+        const rank = perReplica.length;
+        perReplica.push({
+          cpuUsedCores: Math.min(task.demand.cpuMilli / 1000, noisy(cpuCores, this.cpuNoise, `${roleKey}:${rank}:cpu:${index}`)),
+          memUsedMiB: noisy(memMiB, this.memNoise, `${roleKey}:${rank}:mem:${index}`),
+          cpuHeldCores: task.demand.cpuMilli / 1000,
+          memHeldMiB: task.demand.memMiB,
         });
-        const meanCpu = perReplica.reduce((sum, u) => sum + u.cpuUsedCores, 0) / Math.max(1, perReplica.length);
-        const maxMem = perReplica.reduce((most, u) => Math.max(most, u.memUsedMiB), 0);
-        return { role: r.role, replicas: r.replicas, cpuUsedCores: meanCpu, memUsedMiB: maxMem, perReplica };
-      }
-      const perReplica: ReplicaUsage[] = psRanked.map((task, rank) => ({
-        cpuUsedCores: Math.min(task.demand.cpuMilli / 1000, noisy(usage.psCpuCores[rank]!, this.cpuNoise, `${roleKey}:${rank}:cpu:${index}`)),
-        memUsedMiB: noisy(usage.psMemMiB[rank]!, this.memNoise, `${roleKey}:${rank}:mem:${index}`),
-        cpuHeldCores: task.demand.cpuMilli / 1000,
-        memHeldMiB: task.demand.memMiB,
-      }));
+      };
+      if (r.role === 'ps') psRanked.forEach((task, rank) => record(task, usage.psCpuCores[rank]!, usage.psMemMiB[rank]!));
+      else trainers.forEach((task, k) => task.role === r.role && record(task, usage.workerCpuCores[k]!, usage.workerMemMiB));
       const meanCpu = perReplica.reduce((sum, u) => sum + u.cpuUsedCores, 0) / Math.max(1, perReplica.length);
       const maxMem = perReplica.reduce((most, u) => Math.max(most, u.memUsedMiB), 0);
-      return { role: 'ps', replicas: r.replicas, cpuUsedCores: meanCpu, memUsedMiB: maxMem, perReplica };
+      return { role: r.role, replicas: r.replicas, cpuUsedCores: meanCpu, memUsedMiB: maxMem, perReplica };
     });
-    const stepsPerS = noisy(truth.stepsPerS, SPEED_NOISE, `${key}:steps:${index}`);
-    return { atS, stepsPerS, roles };
+    return { atS, stepsPerS: noisy(truth.stepsPerS, SPEED_NOISE, `${key}:steps:${index}`), roles };
   }
+}
+
+/** A sampled value: `value` with relative normal noise of `noise`, fixed by `drawKey`, never below 0. */
+function noisy(value: number, noise: number, drawKey: string): number {
+  return Math.max(0, value * (1 + noise * keyedNormal(drawKey)));
 }

@@ -6,7 +6,7 @@
 import type { TaskPlacement } from '../model/allocation.js';
 import type { Role, RoleSpec } from '../model/job-spec.js';
 import { podName, psServiceOf, type PodMeta, type PodResource, type ScalePlanRecord } from '../model/scale-plan.js';
-import type { Decision } from '../policies/decision.js';
+import { isPsMigration, type Decision } from '../policies/decision.js';
 
 /** A job's pods as the log names them. */
 interface JobPods {
@@ -47,7 +47,7 @@ export class ScalePlanLog {
     };
     const rankAfter = (task: TaskPlacement): number => (task.role === 'ps' ? psRanked.indexOf(task) : after.filter((t) => t.role === task.role).indexOf(task));
     const rankBefore = (task: TaskPlacement): number => before.filter((t) => t.role === task.role).indexOf(task);
-    const migrates = decision.kind === 'reshape-role' && decision.role === 'ps' && decision.add.length > 0 && decision.add.length === decision.remove.length;
+    const migrates = isPsMigration(decision);
     const specs: Partial<Record<Role, { replicas: number; resource: PodResource }>> = {};
     const roles = new Set<Role>([...decision.add, ...decision.remove].map((t) => t.role));
     for (const role of roles) {

@@ -134,6 +134,21 @@ describe('dlrover-brain on the seed\'s DeepFM job', () => {
     expect(staticJob.endS!).toBeGreaterThan(job.endS!);
   });
 
+  it('over seeds 1-20 (the noise of the sampled records varies) adds its workers within 3-6 minutes and reaches 90-130 steps/s from ~30', async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const scenario = await loadScenario('scenarios/validation/dlrover-deepfm-autoscale.yaml', { policy: 'dlrover', seed, knownPolicies: presetNames() });
+      const result = simulate(scenario);
+      const job = result.jobs[0]!;
+      const added = result.scalePlans.find((p) => p.createPods.length > 0)!;
+      expect(added.atS).toBeGreaterThanOrEqual(180);
+      expect(added.atS).toBeLessThanOrEqual(360);
+      expect(job.firstStepsPerS).toBeGreaterThan(28);
+      expect(job.firstStepsPerS).toBeLessThan(32);
+      expect(job.lastRateStepsPerS).toBeGreaterThanOrEqual(90);
+      expect(job.lastRateStepsPerS).toBeLessThanOrEqual(130);
+    }
+  });
+
   it('runs at ~30 steps/s before its first workers join', async () => {
     const scenario = await loadScenario('scenarios/validation/dlrover-deepfm-autoscale.yaml', { policy: 'dlrover', knownPolicies: presetNames(), sets: ['sim.horizon=150s'] });
     const job = simulate(scenario).jobs[0]!;

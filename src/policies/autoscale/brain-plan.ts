@@ -60,8 +60,3 @@ export function speedOf(reading: JobReading): number {
 export function ceilCores(cores: number): number {
   return Math.max(1, Math.ceil(cores)) * 1000;
 }
-
-/** Rounded to two decimals, for a plan's reason. */
-export function round2(value: number): number {
-  return Math.round(value * 100) / 100;
-}

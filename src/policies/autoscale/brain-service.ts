@@ -3,8 +3,9 @@
  * from the history of jobs of the same user and dataset, estimates after ~3 minutes of training
  * (the seed's formulas), and tunes running jobs by the Go brain's rules.
  */
+import { round2 } from '../../metrics/summary.js';
 import { lastRecords, maxOf, meanOf, psOf, psUtilMeans, totalPsCpu, totalPsMem, workerCpu, workerMem } from './brain-observe.js';
-import { ceilCores, speedOf, round2, type JobReading, type PsMigration, type ResourcePlan, type RolePlan } from './brain-plan.js';
+import { ceilCores, speedOf, type JobReading, type PsMigration, type ResourcePlan, type RolePlan } from './brain-plan.js';
 import { BRAIN_SERVICE, JOB_MASTER } from './dlrover-constants.js';
 
 /** What the brain reads of one finished job in its history. */

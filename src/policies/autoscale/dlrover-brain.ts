@@ -138,10 +138,11 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
         }
         if (job.paused) continue;
         state.trainingSinceS ??= context.nowS;
-        const reading = readingOf(job, tasks, state, context);
+        const psRanked = psTasksOf(job, tasks);
+        const reading = readingOf(job, tasks, psRanked, state, context);
         const plan = nextPlan(state, reading, context.nowS);
         if (plan === null) continue;
-        const decision = decide(context, scratchOf(), job, tasks, plan, state);
+        const decision = decide(context, scratchOf(), job, tasks, psRanked, reading, plan, state);
         if (decision !== null) decisions.push(decision);
       }
       return decisions;
@@ -175,8 +176,16 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
   }
 
   /** Turns a plan into one decision on the job (PS changes first: a batch names a job once), or null when nothing changes or nothing fits. */
-  function decide(context: ObservingContext, scratch: CapacityScratch, job: JobView, tasks: readonly TaskPlacement[], plan: ResourcePlan, state: JobState): Decision | null {
-    const psRanked = job.psRanked.length > 0 ? job.psRanked : tasks.filter((t) => t.role === 'ps');
+  function decide(
+    context: ObservingContext,
+    scratch: CapacityScratch,
+    job: JobView,
+    tasks: readonly TaskPlacement[],
+    psRanked: readonly TaskPlacement[],
+    reading: JobReading,
+    plan: ResourcePlan,
+    state: JobState,
+  ): Decision | null {
     const place = (role: Role, count: number, demand: ReplicaDemand): TaskPlacement[] | null => {
       if (count <= 0) return [];
       const replicas = Array.from({ length: count }, () => ({ role, demand }));
@@ -245,7 +254,7 @@ export function createDlroverBrain(options: DlroverBrainOptions = {}): Autoscale
     if (target > current.length) {
       const placed = place('worker', target - current.length, demandOf('worker', plan.workers.cpuMilli, plan.workers.memMiB));
       if (placed === null) return pending();
-      state.beforeLastAddition = { stepsPerS: speedOf(readingOf(job, tasks, state, context)), workers: workersOf(tasks) };
+      state.beforeLastAddition = { stepsPerS: speedOf(reading), workers: reading.workers };
       state.pending = null;
       state.lastWorkerChangeS = context.nowS;
       return { kind: 'reshape-role', jobId: job.request.id, role: 'worker', add: placed, remove: [], pause: 'none', reason: plan.reason };
@@ -282,9 +291,13 @@ function rolesFor(request: JobRequest, ps: RolePlan, worker: RolePlan): RoleSpec
   });
 }
 
+/** The job's PS pods in rank order (as the job reports them; else in the order it holds them). */
+function psTasksOf(job: JobView, tasks: readonly TaskPlacement[]): readonly TaskPlacement[] {
+  return job.psRanked.length > 0 ? job.psRanked : tasks.filter((t) => t.role === 'ps');
+}
+
 /** What the optimizers read of a job now. */
-function readingOf(job: JobView, tasks: readonly TaskPlacement[], state: JobState, context: ObservingContext): JobReading {
-  const psRanked = job.psRanked.length > 0 ? job.psRanked : tasks.filter((t) => t.role === 'ps');
+function readingOf(job: JobView, tasks: readonly TaskPlacement[], psRanked: readonly TaskPlacement[], state: JobState, context: ObservingContext): JobReading {
   let workerCpuMilli = Infinity;
   let workerMemMiB = Infinity;
   for (const task of tasks) {

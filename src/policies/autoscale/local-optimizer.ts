@@ -2,9 +2,10 @@
  * DLRover's local optimizer (single-job mode, REFERENCE §2, `master/resource/local_optimizer.py`):
  * sizes a PS job from its own records within its resource budget, with no history.
  */
+import { round2 } from '../../metrics/summary.js';
 import { oomRelaunchMemMiB } from '../recovery/dlrover.js';
 import { lastRecords, maxOf, maxPsUtil, meanOf, psOf, totalPsCpu, workerMem } from './brain-observe.js';
-import { speedOf, round2, type JobReading, type PsMigration, type ResourcePlan, type RolePlan } from './brain-plan.js';
+import { speedOf, type JobReading, type PsMigration, type ResourcePlan, type RolePlan } from './brain-plan.js';
 import { BRAIN_SERVICE, JOB_MASTER, LOCAL_OPTIMIZER } from './dlrover-constants.js';
 
 /** The create plan: 1 PS and 1 worker of min(ceil(limit/5), 16 cores) CPU and min(ceil(limit/5), 8 GiB) memory each. */
