@@ -1,7 +1,8 @@
 import type { TaskPlacement } from './allocation.js';
 import { GPU_MILLI, type NodeSpec } from './cluster-spec.js';
 import type { ClusterView } from './cluster-state.js';
-import { compareFitKeys, FitIndex, fitGroupOf, visitFrom, type FitKey } from './fit-index.js';
+import { fitGroupOf, type FitCursor, type FitIndexView, type FitVisit } from './fit-index.js';
+import { TouchedFit } from './touched-fit.js';
 import type { ReplicaDemand } from './job-spec.js';
 
 /** Free resources of one node inside a scratch copy. */
@@ -27,7 +28,7 @@ export class CapacityScratch {
   private readonly opened = new Map<number, boolean>();
   private wholeGpusTotal: number;
   /** The nodes this scratch changed or opened, in fit-key order as it sees them (schedulable ones only). */
-  private readonly touchedFit: FitIndex;
+  private readonly touchedFit: TouchedFit;
 
   constructor(
     private readonly view: ClusterView,
@@ -35,7 +36,7 @@ export class CapacityScratch {
   ) {
     this.nodes = view.nodes;
     this.wholeGpusTotal = base === 'current' ? view.schedulableFreeWholeGpus : view.totalGpus;
-    this.touchedFit = new FitIndex((i) => fitGroupOf(this.nodes[i]!));
+    this.touchedFit = new TouchedFit((i) => fitGroupOf(this.nodes[i]!));
   }
 
   /** True when `bestFit` and `worstFit` can answer (a scratch of the current state; an 'empty' one is scanned). */
@@ -50,20 +51,26 @@ export class CapacityScratch {
    * passed over, not the cluster (an indexed scratch only).
    */
   bestFit(groups: readonly string[], minGpuMilli: number, minCpuMilli: number, accepts: (nodeIndex: number) => boolean): number | null {
-    const from: FitKey = [minGpuMilli, -Infinity, -Infinity];
     const base = this.view.fitIndex();
-    let best: FitKey | null = null;
-    const take = (skipTouched: boolean) => (key: FitKey, i: number): boolean => {
-      if (best !== null && compareFitKeys(key, best) >= 0) return true;
+    let bestGpu = Infinity;
+    let bestCpu = Infinity;
+    let best = -1;
+    // A scan stops at the first node it accepts, or at the first key not before the best so far.
+    const take = (skipTouched: boolean): FitVisit => (gpuMilli, cpuMilli, i) => {
+      if (gpuMilli > bestGpu || (gpuMilli === bestGpu && (cpuMilli > bestCpu || (cpuMilli === bestCpu && i >= best)))) return true;
       if ((skipTouched && this.isTouched(i)) || !accepts(i)) return false;
-      best = key;
+      bestGpu = gpuMilli;
+      bestCpu = cpuMilli;
+      best = i;
       return true;
     };
+    const fromBase = take(this.overlay.size > 0 || this.opened.size > 0);
+    const fromTouched = take(false);
     for (const group of groups) {
-      visitFrom(base, group, from, minCpuMilli, take(true));
-      visitFrom(this.touchedFit, group, from, minCpuMilli, take(false));
+      base.scan(group, minGpuMilli, minCpuMilli, fromBase);
+      if (this.touchedFit.size > 0) this.touchedFit.scan(group, minGpuMilli, minCpuMilli, fromTouched);
     }
-    return best === null ? null : (best as FitKey)[2];
+    return best < 0 ? null : best;
   }
 
   /**
@@ -73,21 +80,26 @@ export class CapacityScratch {
    */
   worstFit(groups: readonly string[], accepts: (nodeIndex: number) => boolean): number | null {
     const base = this.view.fitIndex();
-    let best: FitKey | null = null;
-    const better = (key: FitKey): boolean => best === null || key[0] > best[0] || (key[0] === best[0] && (key[1] > best[1] || (key[1] === best[1] && key[2] < best[2])));
-    const scan = (entries: Iterable<[FitKey, number]>, skipTouched: boolean): void => {
-      for (const [key, i] of entries) {
+    let bestGpu = -Infinity;
+    let bestCpu = -Infinity;
+    let best = -1;
+    const scan = (cursor: FitCursor, skipTouched: boolean): void => {
+      while (cursor.next()) {
+        const { freeGpuMilli: gpuMilli, freeCpuMilli: cpuMilli, nodeIndex: i } = cursor;
         // Descending order: once a key has less GPU or CPU than the best, nothing after it is better.
-        if (best !== null && (key[0] < best[0] || (key[0] === best[0] && key[1] < best[1]))) break;
-        if ((skipTouched && this.isTouched(i)) || !better(key) || !accepts(i)) continue;
-        best = key;
+        if (best >= 0 && (gpuMilli < bestGpu || (gpuMilli === bestGpu && cpuMilli < bestCpu))) break;
+        const better = best < 0 || gpuMilli > bestGpu || (gpuMilli === bestGpu && (cpuMilli > bestCpu || i < best));
+        if ((skipTouched && this.isTouched(i)) || !better || !accepts(i)) continue;
+        bestGpu = gpuMilli;
+        bestCpu = cpuMilli;
+        best = i;
       }
     };
     for (const group of groups) {
       scan(base.descending(group), true);
       scan(this.touchedFit.descending(group), false);
     }
-    return best === null ? null : (best as FitKey)[2];
+    return best < 0 ? null : best;
   }
 
   /**
@@ -95,14 +107,13 @@ export class CapacityScratch {
    * capacity and `minCpuMilli` free CPU, in no set order, until it returns true (an indexed scratch only).
    */
   forEachWithFree(groups: readonly string[], minGpuMilli: number, minCpuMilli: number, visit: (nodeIndex: number) => boolean | void): void {
-    const from: FitKey = [minGpuMilli, -Infinity, -Infinity];
     const base = this.view.fitIndex();
     let stopped = false;
-    const fromBase = (_: FitKey, i: number): boolean => (stopped = !this.isTouched(i) && visit(i) === true);
-    const fromTouched = (_: FitKey, i: number): boolean => (stopped = visit(i) === true);
+    const fromBase: FitVisit = (_g, _c, i) => (stopped = !this.isTouched(i) && visit(i) === true);
+    const fromTouched: FitVisit = (_g, _c, i) => (stopped = visit(i) === true);
     for (const group of groups) {
-      if (!stopped) visitFrom(base, group, from, minCpuMilli, fromBase);
-      if (!stopped) visitFrom(this.touchedFit, group, from, minCpuMilli, fromTouched);
+      if (!stopped) base.scan(group, minGpuMilli, minCpuMilli, fromBase);
+      if (!stopped) this.touchedFit.scan(group, minGpuMilli, minCpuMilli, fromTouched);
     }
   }
 
@@ -110,28 +121,29 @@ export class CapacityScratch {
    * Calls `visit` for every schedulable node of the groups from the most free GPU capacity down
    * (fit-key order, reversed) until it returns true (an indexed scratch only).
    */
-  forEachDescending(groups: readonly string[], visit: (key: FitKey, nodeIndex: number) => boolean): void {
-    const base = this.view.fitIndex();
-    const streams: { entries: Iterator<[FitKey, number]>; head: [FitKey, number] | undefined; skipTouched: boolean }[] = [];
+  forEachDescending(groups: readonly string[], visit: (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean): void {
+    const base: FitIndexView = this.view.fitIndex();
+    const streams: { cursor: FitCursor; live: boolean; skipTouched: boolean }[] = [];
     for (const group of groups) {
-      streams.push({ entries: base.descending(group)[Symbol.iterator](), head: undefined, skipTouched: true });
-      streams.push({ entries: this.touchedFit.descending(group)[Symbol.iterator](), head: undefined, skipTouched: false });
+      streams.push({ cursor: base.descending(group), live: false, skipTouched: true });
+      streams.push({ cursor: this.touchedFit.descending(group), live: false, skipTouched: false });
     }
     const advance = (stream: (typeof streams)[number]): void => {
-      for (let next = stream.entries.next(); !next.done; next = stream.entries.next()) {
-        if (stream.skipTouched && this.isTouched(next.value[1])) continue;
-        stream.head = next.value;
+      while (stream.cursor.next()) {
+        if (stream.skipTouched && this.isTouched(stream.cursor.nodeIndex)) continue;
+        stream.live = true;
         return;
       }
-      stream.head = undefined;
+      stream.live = false;
     };
+    const after = (a: FitCursor, b: FitCursor): boolean =>
+      a.freeGpuMilli > b.freeGpuMilli || (a.freeGpuMilli === b.freeGpuMilli && (a.freeCpuMilli > b.freeCpuMilli || (a.freeCpuMilli === b.freeCpuMilli && a.nodeIndex > b.nodeIndex)));
     for (const stream of streams) advance(stream);
     for (;;) {
       let top: (typeof streams)[number] | undefined;
-      for (const stream of streams) if (stream.head !== undefined && (top === undefined || compareFitKeys(stream.head[0], top.head![0]) > 0)) top = stream;
+      for (const stream of streams) if (stream.live && (top === undefined || after(stream.cursor, top.cursor))) top = stream;
       if (top === undefined) return;
-      const [key, i] = top.head!;
-      if (visit(key, i)) return;
+      if (visit(top.cursor.freeGpuMilli, top.cursor.freeCpuMilli, top.cursor.nodeIndex)) return;
       advance(top);
     }
   }
@@ -139,10 +151,12 @@ export class CapacityScratch {
   /** The groups (GPU models, '' for nodes without GPUs) a replica may use: GPU replicas those of allowed models, others every group. */
   fitGroups(needsGpus: boolean, gpuTypes: readonly string[]): readonly string[] {
     const base = this.view.fitIndex().groups();
-    const touched = this.touchedFit.groups();
+    // A touched node the scratch did not open is schedulable in the cluster: its group is listed there.
+    if (this.opened.size === 0) return allowedGroups(base, needsGpus, gpuTypes);
+    const touched = this.touchedFit.size === 0 ? NO_GROUPS : this.touchedFit.groups();
     // The scratch's own nodes seldom bring a group the cluster's index lacks: then the answer is the
     // cluster's, kept from pass to pass until its groups change.
-    if (touched.every((group) => base.includes(group))) return allowedGroups(base, needsGpus, gpuTypes);
+    if (touched.length === 0 || touched.every((group) => base.includes(group))) return allowedGroups(base, needsGpus, gpuTypes);
     return allowedGroups([...new Set([...base, ...touched])], needsGpus, gpuTypes);
   }
 
@@ -323,7 +337,7 @@ function allowedGroups(groups: readonly string[], needsGpus: boolean, gpuTypes: 
   if (!needsGpus) return groups;
   let byKind = ALLOWED_GROUPS.get(groups);
   if (byKind === undefined) ALLOWED_GROUPS.set(groups, (byKind = new Map()));
-  const key = gpuTypes.join(',');
+  const key = gpuTypes.length === 0 ? '' : gpuTypes.length === 1 ? gpuTypes[0]! : gpuTypes.join(',');
   let allowed = byKind.get(key);
   if (allowed === undefined) {
     allowed = groups.filter((group) => group !== '' && (gpuTypes.length === 0 || gpuTypes.includes(group)));
@@ -331,6 +345,8 @@ function allowedGroups(groups: readonly string[], needsGpus: boolean, gpuTypes: 
   }
   return allowed;
 }
+
+const NO_GROUPS: readonly string[] = [];
 
 /** What `allowedGroups` answered, by list of groups and allowed GPU models. */
 const ALLOWED_GROUPS = new WeakMap<readonly string[], Map<string, readonly string[]>>();

@@ -1,31 +1,7 @@
-import { BTree, type BTreeOf } from './btree.js';
 import type { NodeSpec } from './cluster-spec.js';
 
-/** Where a node stands in best-fit order: its free GPU capacity (thousandths), then its free CPU (thousandths of a core), then its index. */
-export type FitKey = readonly [freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number];
-
-/** Orders fit keys by free GPU capacity, then free CPU, then node index. */
-export function compareFitKeys(a: FitKey, b: FitKey): number {
-  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
-}
-
-/**
- * Calls `visit` for every node of the group at or after `from` in fit-key order that has at least
- * `minCpuMilli` free CPU, until it returns true; nodes with less CPU are jumped over a GPU level at
- * a time (O(log n) a jump) rather than visited.
- */
-export function visitFrom(index: FitIndexView, group: string, from: FitKey, minCpuMilli: number, visit: (key: FitKey, nodeIndex: number) => boolean): void {
-  // The rest of a GPU level with too little CPU up to `minCpuMilli` is jumped over.
-  index.scanFrom(group, from, (found, i) => (found[1] < minCpuMilli ? [found[0], minCpuMilli, -Infinity] : visit(found, i)));
-}
-
-/** What a scan step says: go on (false), stop (true), or go on from this key (a jump forward). */
-export type ScanStep = boolean | FitKey;
-
-/** The largest fit key: a scan's upper end. */
-const LAST_KEY: FitKey = [Infinity, Infinity, Infinity];
-/** What a B-tree range callback returns to stop. */
-const STOP = { break: true };
+/** Calls back with a node's place: its free GPU capacity and CPU (thousandths) and its index; returns true to stop. */
+export type FitVisit = (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean;
 
 /** The group a node's GPUs belong to: its GPU model, or '' for a node without GPUs. */
 export function fitGroupOf(node: NodeSpec): string {
@@ -37,89 +13,281 @@ export interface FitIndexView {
   /** Groups (GPU models, '' for nodes without GPUs) that have at least one node in the index (the same array until that changes). */
   groups(): readonly string[];
   /**
-   * Calls `step` for the group's nodes from `from` up, in fit-key order, until it returns true;
-   * when it returns a key, goes on from that key (which must come after the node it was called for).
-   * Allocates nothing per node.
+   * Calls `visit` for the group's nodes with at least `minGpuMilli` free GPU capacity and
+   * `minCpuMilli` free CPU, in fit-key order, until it returns true. Nodes of a GPU level with less
+   * CPU are not visited (found by binary search); allocates nothing per node.
    */
-  scanFrom(group: string, from: FitKey, step: (key: FitKey, nodeIndex: number) => ScanStep): void;
-  /** Indexed nodes of a group from the largest key down. */
-  descending(group: string): Iterable<[FitKey, number]>;
+  scan(group: string, minGpuMilli: number, minCpuMilli: number, visit: FitVisit): void;
+  /** A cursor over the group's nodes from the largest key down. */
+  descending(group: string): FitCursor;
   /** True when the node is in the index. */
   has(nodeIndex: number): boolean;
+  /** Nodes in the index. */
+  readonly size: number;
+}
+
+/** A cursor over a fit index in descending key order: `next()` moves to the next node (false at the end) and sets its fields. */
+export interface FitCursor {
+  next(): boolean;
+  readonly freeGpuMilli: number;
+  readonly freeCpuMilli: number;
+  readonly nodeIndex: number;
 }
 
 /**
- * Nodes kept in fit-key order per GPU group (B-trees, O(log n) per change), so that best fit and
- * worst fit find their node without scanning the cluster: placement of one task costs the nodes it
- * passes over, not the nodes that exist.
+ * Nodes kept in fit-key order (free GPU capacity, then free CPU, then index) per GPU group, so that
+ * best fit and worst fit find their node without scanning the cluster: placement of one task costs
+ * the nodes it passes over, not the nodes that exist. A group is a bucket per free-GPU level (whole
+ * thousandths; an array of node indices in key order) with a bitmap of the non-empty levels: a
+ * change costs two binary searches and the moves of one small array, a scan jumps from level to
+ * level a machine word at a time. Written here rather than taken from an ordered-map library
+ * because the levels are small integers: a general ordered map of tuple keys spent most of the
+ * placement time comparing and allocating keys.
  */
 export class FitIndex implements FitIndexView {
-  private readonly trees = new Map<string, BTreeOf<FitKey, number>>();
-  private readonly keys = new Map<number, FitKey>();
+  private readonly byGroup = new Map<string, FitGroup>();
+  /** Each indexed node's key: free GPU capacity and CPU (undefined: not indexed). */
+  private readonly gpuAt: (number | undefined)[] = [];
+  private readonly cpuAt: (number | undefined)[] = [];
+  private count = 0;
   /** What `groups` returns, until a group gains its first node or loses its last (null: to be listed). */
   private groupList: readonly string[] | null = null;
 
   constructor(private readonly groupOf: (nodeIndex: number) => string) {}
 
+  get size(): number {
+    return this.count;
+  }
+
   /** Puts the node at its new key (or adds it). */
   set(nodeIndex: number, freeGpuMilli: number, freeCpuMilli: number): void {
-    const old = this.keys.get(nodeIndex);
-    if (old !== undefined && old[0] === freeGpuMilli && old[1] === freeCpuMilli) return;
+    const oldGpu = this.gpuAt[nodeIndex];
+    if (oldGpu === freeGpuMilli && this.cpuAt[nodeIndex] === freeCpuMilli) return;
     const group = this.groupOf(nodeIndex);
-    let tree = this.trees.get(group);
-    if (!tree) {
-      tree = new BTree<FitKey, number>(undefined, compareFitKeys);
-      this.trees.set(group, tree);
+    let levels = this.byGroup.get(group);
+    if (levels === undefined) this.byGroup.set(group, (levels = new FitGroup(this.gpuAt, this.cpuAt)));
+    if (oldGpu !== undefined) levels.remove(nodeIndex);
+    else {
+      if (levels.size === 0) this.groupList = null;
+      this.count++;
     }
-    if (old !== undefined) tree.delete(old);
-    else if (tree.size === 0) this.groupList = null;
-    const key: FitKey = [freeGpuMilli, freeCpuMilli, nodeIndex];
-    tree.set(key, nodeIndex);
-    this.keys.set(nodeIndex, key);
+    this.gpuAt[nodeIndex] = freeGpuMilli;
+    this.cpuAt[nodeIndex] = freeCpuMilli;
+    levels.insert(nodeIndex);
   }
 
   /** Takes the node out (not schedulable). */
   remove(nodeIndex: number): void {
-    const old = this.keys.get(nodeIndex);
-    if (old === undefined) return;
-    const tree = this.trees.get(this.groupOf(nodeIndex))!;
-    tree.delete(old);
-    if (tree.size === 0) this.groupList = null;
-    this.keys.delete(nodeIndex);
+    if (this.gpuAt[nodeIndex] === undefined) return;
+    const levels = this.byGroup.get(this.groupOf(nodeIndex))!;
+    levels.remove(nodeIndex);
+    if (levels.size === 0) this.groupList = null;
+    this.gpuAt[nodeIndex] = undefined;
+    this.cpuAt[nodeIndex] = undefined;
+    this.count--;
   }
 
   has(nodeIndex: number): boolean {
-    return this.keys.has(nodeIndex);
+    return this.gpuAt[nodeIndex] !== undefined;
   }
 
   groups(): readonly string[] {
     if (this.groupList === null) {
       const list: string[] = [];
-      for (const [group, tree] of this.trees) if (tree.size > 0) list.push(group);
+      for (const [group, levels] of this.byGroup) if (levels.size > 0) list.push(group);
       this.groupList = list;
     }
     return this.groupList;
   }
 
-  scanFrom(group: string, from: FitKey, step: (key: FitKey, nodeIndex: number) => ScanStep): void {
-    const tree = this.trees.get(group);
-    if (tree === undefined) return;
-    let low: FitKey | null = from;
-    const onFound = (key: FitKey, i: number): typeof STOP | undefined => {
-      const next = step(key, i);
-      if (next === false) return undefined;
-      if (next !== true) low = next;
-      return STOP;
-    };
-    while (low !== null) {
-      const start: FitKey = low;
-      low = null;
-      // forRange stops at a callback's `{break}` (its typings leave that out).
-      tree.forRange(start, LAST_KEY, true, onFound as (key: FitKey, i: number) => void);
+  scan(group: string, minGpuMilli: number, minCpuMilli: number, visit: FitVisit): void {
+    const levels = this.byGroup.get(group);
+    if (levels === undefined || levels.size === 0) return;
+    const { gpuAt, cpuAt } = this;
+    for (let level = levels.nextLevel(Math.max(0, Math.floor(minGpuMilli))); level >= 0; level = levels.nextLevel(level + 1)) {
+      const bucket = levels.at(level);
+      const nodes = bucket.nodes;
+      // Past the first level every key has more GPU: the bound is the level's own, at the CPU asked for.
+      for (let k = levels.lowerBound(bucket, Math.max(level, minGpuMilli), minCpuMilli, -1); k < bucket.count; k++) {
+        const i = nodes[k]!;
+        const cpuMilli = cpuAt[i]!;
+        // Only a fractional level holds keys with more GPU and less CPU after the bound.
+        if (cpuMilli >= minCpuMilli && visit(gpuAt[i]!, cpuMilli, i)) return;
+      }
     }
   }
 
-  descending(group: string): Iterable<[FitKey, number]> {
-    return this.trees.get(group)?.entriesReversed() ?? [];
+  descending(group: string): FitCursor {
+    return new DescendingCursor(this.byGroup.get(group), this.gpuAt, this.cpuAt);
+  }
+}
+
+/** One group's nodes: per free-GPU level (whole thousandths) its node indices in key order, and a bitmap of the levels that hold any. */
+class FitGroup {
+  private readonly levels: (Bucket | undefined)[] = [];
+  private words = new Uint32Array(4);
+  size = 0;
+
+  constructor(
+    private readonly gpuAt: readonly (number | undefined)[],
+    private readonly cpuAt: readonly (number | undefined)[],
+  ) {}
+
+  /** The nodes of a level (empty when none). */
+  at(level: number): Bucket {
+    return this.levels[level] ?? EMPTY_BUCKET;
+  }
+
+  /** Adds a node at its key (already in gpuAt and cpuAt). */
+  insert(nodeIndex: number): void {
+    const gpuMilli = this.gpuAt[nodeIndex]!;
+    const level = Math.floor(gpuMilli);
+    let bucket = this.levels[level];
+    if (bucket === undefined) {
+      // Levels are filled up to the highest one used (a dense array: a sparse one is a slow hash table).
+      while (this.levels.length < level) this.levels.push(undefined);
+      this.levels[level] = bucket = { nodes: [], count: 0 };
+    }
+    if (bucket.count === 0) this.mark(level, true);
+    const k = this.lowerBound(bucket, gpuMilli, this.cpuAt[nodeIndex]!, nodeIndex);
+    const nodes = bucket.nodes;
+    for (let j = bucket.count; j > k; j--) nodes[j] = nodes[j - 1]!;
+    nodes[k] = nodeIndex;
+    bucket.count++;
+    this.size++;
+  }
+
+  /** Takes a node out from its key (still in gpuAt and cpuAt). */
+  remove(nodeIndex: number): void {
+    const gpuMilli = this.gpuAt[nodeIndex]!;
+    const level = Math.floor(gpuMilli);
+    const bucket = this.levels[level]!;
+    const nodes = bucket.nodes;
+    // The array keeps its length (a slot past `count` is unused): no shrinking and growing again.
+    for (let j = this.lowerBound(bucket, gpuMilli, this.cpuAt[nodeIndex]!, nodeIndex) + 1; j < bucket.count; j++) nodes[j - 1] = nodes[j]!;
+    bucket.count--;
+    if (bucket.count === 0) this.mark(level, false);
+    this.size--;
+  }
+
+  /** The first position in a level whose node's key is at least (gpuMilli, cpuMilli, nodeIndex). */
+  lowerBound(bucket: Bucket, gpuMilli: number, cpuMilli: number, nodeIndex: number): number {
+    const { gpuAt, cpuAt } = this;
+    const nodes = bucket.nodes;
+    let low = 0;
+    let high = bucket.count;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      const i = nodes[mid]!;
+      const g = gpuAt[i]!;
+      const c = cpuAt[i]!;
+      if (g < gpuMilli || (g === gpuMilli && (c < cpuMilli || (c === cpuMilli && i < nodeIndex)))) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+  /** The lowest non-empty level at or above `from`, or -1. */
+  nextLevel(from: number): number {
+    const words = this.words;
+    if (from >= words.length * 32) return -1;
+    let w = from >>> 5;
+    let bits = words[w]! & (~0 << (from & 31));
+    for (;;) {
+      if (bits !== 0) return (w << 5) + 31 - Math.clz32(bits & -bits);
+      if (++w >= words.length) return -1;
+      bits = words[w]!;
+    }
+  }
+
+  /** The highest non-empty level at or below `from`, or -1. */
+  previousLevel(from: number): number {
+    if (from < 0) return -1;
+    const words = this.words;
+    let w = from >= words.length * 32 ? words.length : from >>> 5;
+    let bits: number;
+    if (w >= words.length) {
+      w = words.length - 1;
+      bits = words[w]!;
+    } else bits = words[w]! & (0xffffffff >>> (31 - (from & 31)));
+    for (;;) {
+      if (bits !== 0) return (w << 5) + 31 - Math.clz32(bits);
+      if (--w < 0) return -1;
+      bits = words[w]!;
+    }
+  }
+
+  /** The highest non-empty level, or -1. */
+  get topLevel(): number {
+    return this.previousLevel(this.words.length * 32 - 1);
+  }
+
+  private mark(level: number, on: boolean): void {
+    const w = level >>> 5;
+    if (w >= this.words.length) {
+      const grown = new Uint32Array(Math.max(w + 1, this.words.length * 2));
+      grown.set(this.words);
+      this.words = grown;
+    }
+    if (on) this.words[w]! |= 1 << (level & 31);
+    else this.words[w]! &= ~(1 << (level & 31));
+  }
+}
+
+/** One free-GPU level's nodes in key order: the first `count` entries of `nodes`. */
+interface Bucket {
+  readonly nodes: number[];
+  count: number;
+}
+
+const EMPTY_BUCKET: Bucket = { nodes: [], count: 0 };
+
+/** Inserts `value` at position `k`, moving the rest up (no array allocated, as `splice` would). */
+export function insertAt(values: number[], k: number, value: number): void {
+  for (let j = values.length; j > k; j--) values[j] = values[j - 1]!;
+  values[k] = value;
+}
+
+/** Removes the value at position `k`, moving the rest down (no array allocated, as `splice` would). */
+export function removeAt(values: number[], k: number): void {
+  for (let j = k + 1; j < values.length; j++) values[j - 1] = values[j]!;
+  values.length--;
+}
+
+/** Walks one group from the largest key down (the index must not change while it walks). */
+class DescendingCursor implements FitCursor {
+  freeGpuMilli = 0;
+  freeCpuMilli = 0;
+  nodeIndex = -1;
+  private level: number;
+  private k = 0;
+  private nodes: readonly number[] = EMPTY_BUCKET.nodes;
+
+  constructor(
+    private readonly group: FitGroup | undefined,
+    private readonly gpuAt: readonly (number | undefined)[],
+    private readonly cpuAt: readonly (number | undefined)[],
+  ) {
+    this.level = group === undefined ? -1 : group.topLevel;
+    if (this.level >= 0) {
+      const bucket = group!.at(this.level);
+      this.nodes = bucket.nodes;
+      this.k = bucket.count;
+    }
+  }
+
+  next(): boolean {
+    while (this.k === 0) {
+      if (this.level < 0) return false;
+      this.level = this.group!.previousLevel(this.level - 1);
+      if (this.level < 0) return false;
+      const bucket = this.group!.at(this.level);
+      this.nodes = bucket.nodes;
+      this.k = bucket.count;
+    }
+    const i = this.nodes[--this.k]!;
+    this.nodeIndex = i;
+    this.freeGpuMilli = this.gpuAt[i]!;
+    this.freeCpuMilli = this.cpuAt[i]!;
+    return true;
   }
 }

@@ -12,10 +12,13 @@ import type { JobRuntime } from './job-runtime.js';
  */
 export function applyDecisions(control: JobControl, decisions: readonly Decision[], by: string): void {
   control.decidedBy = by;
-  const touched = new Set<string>();
+  // A batch of one decision cannot name a job twice: no set of names is kept for it.
+  const touched = decisions.length > 1 ? new Set<string>() : null;
   const claim = (jobId: string): JobRuntime => {
-    if (touched.has(jobId)) throw new InvariantError(`${by}: two decisions for job ${jobId}`);
-    touched.add(jobId);
+    if (touched !== null) {
+      if (touched.has(jobId)) throw new InvariantError(`${by}: two decisions for job ${jobId}`);
+      touched.add(jobId);
+    }
     return control.job(jobId);
   };
   const jobs = new Map<Decision, JobRuntime>();

@@ -364,11 +364,16 @@ export class JobControl {
     job.ps = replicasIn(job.shape, 'ps');
     job.gpus = 0;
     job.cpuMilli = 0;
-    const racks = new Set<string>();
+    // Workers on more than one rack (only the first worker's rack is kept to compare).
+    let workerRack: string | null = null;
+    let racks = 0;
     for (const task of tasks) {
       const node = this.cluster.nodes[task.nodeIndex]!;
       job.noteNodeUsed(node.name);
-      if (task.role === 'worker') racks.add(node.rack);
+      if (task.role === 'worker' && node.rack !== workerRack) {
+        if (workerRack === null) workerRack = node.rack;
+        racks = workerRack === node.rack ? Math.max(racks, 1) : 2;
+      }
       job.gpus += (task.gpuIndices.length * task.demand.gpuMilli) / 1000;
       job.cpuMilli += task.demand.cpuMilli;
     }
@@ -377,7 +382,7 @@ export class JobControl {
     const chiefs = replicasIn(job.shape, 'chief');
     job.maxWorkers = Math.max(job.maxWorkers, job.workers + chiefs);
     if (job.ps > 0) job.psCounters().maxPs = Math.max(job.psCounters().maxPs, job.ps);
-    const crossRack = job.spec.kind === 'allreduce' && racks.size > 1;
+    const crossRack = job.spec.kind === 'allreduce' && racks > 1;
     this.syncShards(job, tasks);
     const psTruth = psTruthOf(job.spec);
     if (psTruth !== null) {

@@ -275,11 +275,18 @@ export class PolicyHost {
     return kind === 'scheduling' ? this.scheduling : kind === 'autoscale' ? this.autoscale : this.data;
   }
 
+  /** What auto-scaling and data policies see (one object for the run: it reads the time and the running list when asked). */
+  private observing: ObservingContext | null = null;
+
   /** What auto-scaling and data policies see; their samples cost only the jobs they listen to. */
   private observingContext(): ObservingContext {
+    if (this.observing !== null) return this.observing;
     const control = this.control;
-    return {
-      nowS: this.engine.nowS,
+    const engine = this.engine;
+    this.observing = {
+      get nowS() {
+        return engine.nowS;
+      },
       cluster: this.cluster,
       // Built only when the policy reads it.
       get running() {
@@ -296,6 +303,7 @@ export class PolicyHost {
       },
       unlisten: (jobId: string) => this.sampler.unlisten(jobId),
     };
+    return this.observing;
   }
 
   /** Schedules the next sample one period on, while some job is listened. */

@@ -13,13 +13,14 @@ import { MAX_CPU_CORES, MAX_MEM_GIB } from '../model/limits.js';
  */
 export function checkShape(spec: JobSpec, tasks: readonly TaskPlacement[], policy: string): void {
   for (const role of spec.roles) {
-    const mine = tasks.filter((t) => t.role === role.role);
-    for (const task of mine) {
+    let count = 0;
+    for (const task of tasks) {
+      if (task.role !== role.role) continue;
+      count++;
       if (!demandFits(task.demand, role.demand)) {
         throw new InvariantError(`${policy}: job ${spec.id} got a ${role.role} task whose demand is outside its spec's bounds`);
       }
     }
-    const count = mine.length;
     let ok: boolean;
     if (role.role === 'worker' && spec.elastic) {
       const { minReplicas, maxReplicas, unit } = spec.elastic;
@@ -32,7 +33,7 @@ export function checkShape(spec: JobSpec, tasks: readonly TaskPlacement[], polic
     if (!ok) throw new InvariantError(`${policy}: job ${spec.id} cannot run with ${count} ${role.role} replicas`);
   }
   for (const task of tasks) {
-    if (!spec.roles.some((r) => r.role === task.role)) {
+    if (spec.roles.length === 1 ? spec.roles[0]!.role !== task.role : !spec.roles.some((r) => r.role === task.role)) {
       throw new InvariantError(`${policy}: job ${spec.id} has no ${task.role} role`);
     }
   }

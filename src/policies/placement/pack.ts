@@ -178,7 +178,7 @@ function bestNode(
     const visited = new Set<number>();
     if (minGpuMilli < Infinity) {
       // From the most free GPU capacity down, while a node could still take as many replicas as the best so far.
-      scratch.forEachDescending(scratch.fitGroups(true, gpuTypes), ([gpuMilli, cpuMilli], i) => {
+      scratch.forEachDescending(scratch.fitGroups(true, gpuTypes), (gpuMilli, cpuMilli, i) => {
         if (gpuMilli < minGpuMilli || mostReplicas(open, gpuMilli) < bestCount) return true;
         // A node whose CPU cannot hold as many replicas as the best so far cannot win or tie: not scored.
         if (cpuMilli >= minCpuMilli && mostReplicas(open, gpuMilli, cpuMilli) >= bestCount) {

@@ -1,0 +1,77 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FitIndex, type FitCursor, type FitIndexView } from '../../src/model/fit-index.js';
+import { TouchedFit } from '../../src/model/touched-fit.js';
+
+type Key = readonly [gpuMilli: number, cpuMilli: number, nodeIndex: number];
+
+const compare = (a: Key, b: Key): number => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+
+/** The plain reference: every indexed key of a group, sorted. */
+function sortedKeys(keys: ReadonlyMap<number, Key>, groupOf: (i: number) => string, group: string): Key[] {
+  return [...keys.values()].filter((k) => groupOf(k[2]) === group).sort(compare);
+}
+
+function scanned(index: FitIndexView, group: string, minGpu: number, minCpu: number, stopAfter: number): Key[] {
+  const seen: Key[] = [];
+  index.scan(group, minGpu, minCpu, (g, c, i) => {
+    seen.push([g, c, i]);
+    return seen.length >= stopAfter;
+  });
+  return seen;
+}
+
+function walked(cursor: FitCursor): Key[] {
+  const seen: Key[] = [];
+  while (cursor.next()) seen.push([cursor.freeGpuMilli, cursor.freeCpuMilli, cursor.nodeIndex]);
+  return seen;
+}
+
+const change = fc.record({
+  node: fc.integer({ min: 0, max: 199 }),
+  remove: fc.boolean(),
+  // Mostly whole levels, some fractional (a GPU share given as a fraction of a thousandth).
+  gpuMilli: fc.oneof(fc.integer({ min: 0, max: 8000 }), fc.constantFrom(0, 1000, 2000, 8000), fc.double({ min: 0, max: 8000, noNaN: true })),
+  cpuMilli: fc.oneof(fc.integer({ min: 0, max: 96_000 }), fc.constantFrom(0, 64_000, 96_000), fc.double({ min: 0, max: 96_000, noNaN: true })),
+});
+
+const query = fc.record({
+  group: fc.constantFrom('a', 'b', ''),
+  minGpu: fc.oneof(fc.integer({ min: 0, max: 8200 }), fc.double({ min: 0, max: 8200, noNaN: true })),
+  minCpu: fc.oneof(fc.integer({ min: 0, max: 97_000 }), fc.double({ min: 0, max: 97_000, noNaN: true })),
+  stopAfter: fc.integer({ min: 1, max: 400 }),
+});
+
+describe.each([
+  ['FitIndex', (groupOf: (i: number) => string) => new FitIndex(groupOf)],
+  ['TouchedFit', (groupOf: (i: number) => string) => new TouchedFit(groupOf)],
+])('%s', (_, make) => {
+  it('scans and walks the nodes in (free GPU, free CPU, index) order, as a sorted list of keys does', () => {
+    const groupOf = (i: number): string => (i % 7 === 0 ? '' : i % 3 === 0 ? 'b' : 'a');
+    fc.assert(
+      fc.property(fc.array(change, { maxLength: 400 }), fc.array(query, { minLength: 1, maxLength: 10 }), (changes, queries) => {
+        const index = make(groupOf);
+        const keys = new Map<number, Key>();
+        for (const c of changes) {
+          if (c.remove) {
+            index.remove(c.node);
+            keys.delete(c.node);
+          } else {
+            index.set(c.node, c.gpuMilli, c.cpuMilli);
+            keys.set(c.node, [c.gpuMilli, c.cpuMilli, c.node]);
+          }
+        }
+        expect(index.size).toBe(keys.size);
+        for (let i = 0; i < 200; i++) expect(index.has(i)).toBe(keys.has(i));
+        expect([...index.groups()].sort()).toEqual([...new Set([...keys.keys()].map(groupOf))].sort());
+        for (const q of queries) {
+          const all = sortedKeys(keys, groupOf, q.group);
+          const expected = all.filter((k) => k[0] >= q.minGpu && k[1] >= q.minCpu).slice(0, q.stopAfter);
+          expect(scanned(index, q.group, q.minGpu, q.minCpu, q.stopAfter)).toEqual(expected);
+          expect(walked(index.descending(q.group))).toEqual([...all].reverse());
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
