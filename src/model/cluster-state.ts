@@ -82,7 +82,11 @@ export class ClusterState implements ClusterView {
   /** Nodes whose free capacity grew, one entry per growth (see grownNodesSince). */
   private readonly growth: number[] = [];
   /** Nodes whose place in the fit index is out of date (brought up to date when the index is read). */
-  private readonly staleFit = new Set<number>();
+  private readonly staleFit: number[] = [];
+  /** Nodes listed in staleFit (its first entries; the array keeps its length). */
+  private staleCount = 0;
+  /** Whether each node is listed in staleFit. */
+  private readonly isStaleFit: Uint8Array;
   /** Each node's hardware kind (see hardwareKind). */
   private readonly kinds: readonly number[];
   /** Nodes changed since the last incremental check; null while changes are not tracked. */
@@ -108,7 +112,8 @@ export class ClusterState implements ClusterView {
     this.totalMemMiB = spec.nodes.reduce((sum, n) => sum + n.memMiB, 0);
     this.schedulableWholeFree = this.totalGpus;
     this.fit = new FitIndex((i) => fitGroupOf(this.nodes[i]!));
-    for (let i = 0; i < this.nodes.length; i++) this.staleFit.add(i);
+    this.isStaleFit = new Uint8Array(this.nodes.length);
+    for (let i = 0; i < this.nodes.length; i++) this.markStaleFit(i);
     const kinds = new Map<string, number>();
     this.kinds = spec.nodes.map((n) => {
       const key = `${n.gpuType ?? ''}|${n.gpus}|${n.cpuMilli}|${n.memMiB}`;
@@ -131,7 +136,9 @@ export class ClusterState implements ClusterView {
   }
 
   fitIndex(): FitIndexView {
-    for (const i of this.staleFit) {
+    for (let k = 0; k < this.staleCount; k++) {
+      const i = this.staleFit[k]!;
+      this.isStaleFit[i] = 0;
       if (!this.schedulable(i)) {
         this.fit.remove(i);
         continue;
@@ -140,7 +147,7 @@ export class ClusterState implements ClusterView {
       for (let g = 0; g < this.nodes[i]!.gpus; g++) gpuMilli += this.gpuFreeMilli(i, g);
       this.fit.set(i, gpuMilli, this.freeCpuMilli(i));
     }
-    this.staleFit.clear();
+    this.staleCount = 0;
     return this.fit;
   }
 
@@ -317,7 +324,7 @@ export class ClusterState implements ClusterView {
   /** Changes a node's health; tasks already on a node that goes down stay until the simulation evicts them. */
   setNodeHealth(nodeIndex: number, health: NodeHealth): void {
     this.changedNodes?.add(nodeIndex);
-    this.staleFit.add(nodeIndex);
+    this.markStaleFit(nodeIndex);
     const wasSchedulable = this.schedulable(nodeIndex);
     this.health[nodeIndex] = health;
     const delta = (this.schedulable(nodeIndex) ? 1 : 0) - (wasSchedulable ? 1 : 0);
@@ -330,7 +337,7 @@ export class ClusterState implements ClusterView {
     const gpus = this.gpuIsUp[nodeIndex]!;
     if (gpus[gpuIndex] === up) return;
     this.changedNodes?.add(nodeIndex);
-    this.staleFit.add(nodeIndex);
+    this.markStaleFit(nodeIndex);
     const wasWholeFree = this.isWholeFree(nodeIndex, gpuIndex);
     gpus[gpuIndex] = up;
     if (up) this.growth.push(nodeIndex);
@@ -489,6 +496,13 @@ export class ClusterState implements ClusterView {
     else counts.delete(jobId);
   }
 
+  /** Lists the node for the fit index's next update (once until then). */
+  private markStaleFit(nodeIndex: number): void {
+    if (this.isStaleFit[nodeIndex] === 1) return;
+    this.isStaleFit[nodeIndex] = 1;
+    this.staleFit[this.staleCount++] = nodeIndex;
+  }
+
   private isWholeFree(nodeIndex: number, gpuIndex: number): boolean {
     return this.gpuIsUp[nodeIndex]![gpuIndex]! && this.gpuUsedMilli[nodeIndex]![gpuIndex] === 0;
   }
@@ -501,7 +515,7 @@ export class ClusterState implements ClusterView {
   private apply(task: TaskPlacement, sign: 1 | -1): void {
     const i = task.nodeIndex;
     this.changedNodes?.add(i);
-    this.staleFit.add(i);
+    this.markStaleFit(i);
     for (const g of task.gpuIndices) {
       const wasWholeFree = this.isWholeFree(i, g);
       this.gpuUsedMilli[i]![g]! += sign * task.demand.gpuMilli;
