@@ -158,19 +158,10 @@ export function replicasOf(request: Pick<JobRequest, 'roles'>, workers?: number)
   return replicas;
 }
 
-/** A placement request for a job at its requested size (one object per request at its requested size: every pass asks again). */
+/** A placement request for a job at its requested size. */
 export function placementRequestOf(request: JobShapeRequest, workers?: number): PlacementRequest {
-  if (workers !== undefined) return { jobId: request.id, jobKind: request.kind, gpuTypes: request.gpuTypes, replicas: replicasOf(request, workers) };
-  let made = REQUESTED.get(request);
-  if (made === undefined) {
-    made = { jobId: request.id, jobKind: request.kind, gpuTypes: request.gpuTypes, replicas: replicasOf(request) };
-    REQUESTED.set(request, made);
-  }
-  return made;
+  return { jobId: request.id, jobKind: request.kind, gpuTypes: request.gpuTypes, replicas: replicasOf(request, workers) };
 }
-
-/** Placement requests at the requested size, by request (let go with the request). */
-const REQUESTED = new WeakMap<JobShapeRequest, PlacementRequest>();
 
 /**
  * What a policy that watches running jobs sees at one pass (auto-scaling, data workers): the
