@@ -40,8 +40,18 @@ export class EverFits {
     this.classes = [...byKind.values()];
   }
 
-  /** True when `request` (the smallest gang the job would start with) fits the empty cluster. */
-  fits(spec: JobSpec, request: PlacementRequest): boolean {
+  /**
+   * True when `request` (the smallest gang the job would start with; a function: the job at its
+   * requested size, made only when needed) fits the empty cluster.
+   */
+  fits(spec: JobSpec, smallest: PlacementRequest | (() => PlacementRequest)): boolean {
+    const complete = this.placement.completeForIdentical === true;
+    // A job of one role at its requested size: its replicas are identical without being listed.
+    if (typeof smallest === 'function' && complete && spec.roles.length === 1) {
+      const role = spec.roles[0]!;
+      return this.roomFor(role.demand, spec.gpuTypes) >= role.replicas;
+    }
+    const request = typeof smallest === 'function' ? smallest() : smallest;
     const demand = identicalDemand(request);
     if (demand !== null && this.placement.completeForIdentical === true) return this.roomFor(demand, request.gpuTypes) >= request.replicas.length;
     const key = shapeKey(spec);

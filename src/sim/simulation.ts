@@ -260,9 +260,9 @@ export class Simulation {
   private everFits(job: JobRuntime): boolean {
     // The smallest gang the policy would start it with: an elastic job that fits only below its
     // requested size would otherwise wait for good under a policy that starts jobs at that size.
-    const smallest = this.scheduling.smallestStart?.(job.request) ?? placementRequestOf(job.request);
+    const smallest = this.scheduling.smallestStart?.(job.request) ?? null;
     this.fitsEmpty ??= new EverFits(this.scenario.cluster, this.placement);
-    return this.fitsEmpty.fits(job.spec, smallest);
+    return this.fitsEmpty.fits(job.spec, smallest ?? (() => placementRequestOf(job.request)));
   }
 
   private endOfInstant(): void {
