@@ -1,3 +1,4 @@
+import type { CapacityScratch } from '../../model/capacity.js';
 import { placementRequestOf, type JobView, type PlainSchedulingPolicy, type SchedulingAction, type SchedulingContext } from '../types.js';
 import { ShapeQueue } from './shape-queue.js';
 
@@ -27,8 +28,10 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
     name: 'fifo',
     schedule(context: SchedulingContext): SchedulingAction[] {
       const actions: SchedulingAction[] = [];
-      const scratch = context.scratch();
+      // Made at the first queued job: a pass over an empty queue costs nothing.
+      let scratch: CapacityScratch | null = null;
       for (const job of context.queuedInOrder()) {
+        scratch ??= context.scratch();
         const tasks = context.placement.place(scratch, placementRequestOf(job.request));
         if (tasks === null) break;
         actions.push({ kind: 'start', jobId: job.request.id, tasks });
