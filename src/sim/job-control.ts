@@ -44,9 +44,6 @@ export class JobControl {
   /** Save and load costs of the recovery stack, replacing the jobs' own when set. */
   checkpointCosts: CheckpointCosts | undefined = undefined;
   private readonly jobsById = new Map<string, JobRuntime>();
-  private readonly arrivalIndex = new Map<JobRuntime, number>();
-  /** When each running job joined the running list, as a count of starts (orders jobs as the list does). */
-  private readonly startOrders = new Map<JobRuntime, number>();
   private starts = 0;
   private readonly queue = new OrderedList<JobRuntime>();
   private readonly runningList = new OrderedList<JobRuntime>();
@@ -69,7 +66,7 @@ export class JobControl {
     setup.jobs.forEach((job, index) => {
       if (this.jobsById.has(job.spec.id)) throw new InvariantError(`duplicate job id ${job.spec.id}`);
       this.jobsById.set(job.spec.id, job);
-      this.arrivalIndex.set(job, index);
+      job.arrivalIndex = index;
     });
   }
 
@@ -137,7 +134,7 @@ export class JobControl {
 
   /** Position of a running job in the running list's order (larger = started later). */
   startOrder(job: JobRuntime): number {
-    return this.startOrders.get(job)!;
+    return job.startOrder;
   }
 
   /** A job is submitted: it joins the queue. */
@@ -181,7 +178,7 @@ export class JobControl {
     job.firstStartS ??= nowS;
     this.runningList.push(job);
     this.changes.started.push(job);
-    this.startOrders.set(job, this.starts++);
+    job.startOrder = this.starts++;
     this.takeShape(job);
     if (restarting) {
       // After a crash: pods start, processes start and the checkpoint loads; after a preemption: a resize pause and the start-up.
@@ -607,8 +604,8 @@ export class JobControl {
 
   /** Puts a job back in the queue in submission order. */
   private requeue(job: JobRuntime): void {
-    const index = this.arrivalIndex.get(job)!;
-    const renumbered = this.queue.insertFromBack(job, (other) => this.arrivalIndex.get(other)! <= index);
+    const index = job.arrivalIndex;
+    const renumbered = this.queue.insertFromBack(job, (other) => other.arrivalIndex <= index);
     if (renumbered) {
       // Every queued job moved: each counts as queued anew, so policies ordering by position re-read it.
       for (const other of this.queue.toArray()) {

@@ -588,6 +588,11 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** Its dynamic-sharding ledger, for a job with a data spec (made when it first runs). */
   shards: JobShards | null = null;
 
+  /** Its place in the run's submission order (set by the job control; -1 until then). */
+  arrivalIndex = -1;
+  /** When it last joined the running list, as a count of starts (set by the job control; orders jobs as the list does). */
+  startOrder = -1;
+
   /** Shards its data lost for good after too many retries. */
   get droppedShards(): number {
     return this.shards?.droppedShards ?? 0;
