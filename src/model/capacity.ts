@@ -25,7 +25,7 @@ export class CapacityScratch {
   readonly nodes: readonly NodeSpec[];
   private readonly overlay = new Map<number, NodeFree>();
   /** Nodes this scratch opened or closed to new tasks (a change a plan foresees), by whether they are open. */
-  private readonly opened = new Map<number, boolean>();
+  private opened: Map<number, boolean> | null = null;
   private wholeGpusTotal: number;
   /** The nodes this scratch changed or opened, in fit-key order as it sees them (schedulable ones only). */
   private readonly touchedFit: TouchedFit;
@@ -64,7 +64,7 @@ export class CapacityScratch {
       best = i;
       return true;
     };
-    const fromBase = take(this.overlay.size > 0 || this.opened.size > 0);
+    const fromBase = take(this.overlay.size > 0 || this.opened !== null);
     const fromTouched = take(false);
     for (const group of groups) {
       base.scan(group, minGpuMilli, minCpuMilli, fromBase);
@@ -152,7 +152,7 @@ export class CapacityScratch {
   fitGroups(needsGpus: boolean, gpuTypes: readonly string[]): readonly string[] {
     const base = this.view.fitIndex().groups();
     // A touched node the scratch did not open is schedulable in the cluster: its group is listed there.
-    if (this.opened.size === 0) return allowedGroups(base, needsGpus, gpuTypes);
+    if (this.opened === null) return allowedGroups(base, needsGpus, gpuTypes);
     const touched = this.touchedFit.size === 0 ? NO_GROUPS : this.touchedFit.groups();
     // The scratch's own nodes seldom bring a group the cluster's index lacks: then the answer is the
     // cluster's, kept from pass to pass until its groups change.
@@ -173,14 +173,14 @@ export class CapacityScratch {
 
   /** True when the node takes new tasks (in an 'empty' scratch: every node). */
   schedulable(nodeIndex: number): boolean {
-    return this.base === 'empty' || (this.opened.get(nodeIndex) ?? this.view.schedulable(nodeIndex));
+    return this.base === 'empty' || (this.opened?.get(nodeIndex) ?? this.view.schedulable(nodeIndex));
   }
 
   /** Opens or closes the node to new tasks in this scratch only (a cordon, outage or repair a plan foresees). */
   setSchedulable(nodeIndex: number, open: boolean): void {
     if (this.schedulable(nodeIndex) === open) return;
     this.wholeGpusTotal += (open ? 1 : -1) * this.free(nodeIndex).wholeGpus;
-    this.opened.set(nodeIndex, open);
+    (this.opened ??= new Map()).set(nodeIndex, open);
     this.retouch(nodeIndex);
   }
 
@@ -293,7 +293,7 @@ export class CapacityScratch {
 
   /** True when this scratch changed or opened/closed the node (its place in the cluster's fit index is stale here). */
   private isTouched(nodeIndex: number): boolean {
-    return this.overlay.has(nodeIndex) || this.opened.has(nodeIndex);
+    return this.overlay.has(nodeIndex) || (this.opened !== null && this.opened.has(nodeIndex));
   }
 
   /** Puts a node this scratch changed at its new place among the touched nodes. */

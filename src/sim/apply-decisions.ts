@@ -21,20 +21,21 @@ export function applyDecisions(control: JobControl, decisions: readonly Decision
     }
     return control.job(jobId);
   };
-  const jobs = new Map<Decision, JobRuntime>();
+  // Resized and reshaped jobs, kept between the removals and the additions (made only for such a decision).
+  let jobs: Map<Decision, JobRuntime> | null = null;
   for (const decision of decisions) if (decision.kind === 'preempt') control.preempt(claim(decision.jobId), decision.reclaim === true);
   for (const decision of decisions) {
     switch (decision.kind) {
       case 'resize': {
         const job = claim(decision.jobId);
         control.releaseForResize(job, decision.remove);
-        jobs.set(decision, job);
+        (jobs ??= new Map()).set(decision, job);
         break;
       }
       case 'reshape-role': {
         const job = claim(decision.jobId);
         control.releaseForReshape(job, decision.role, decision.remove);
-        jobs.set(decision, job);
+        (jobs ??= new Map()).set(decision, job);
         break;
       }
       case 'detach': {
@@ -51,13 +52,13 @@ export function applyDecisions(control: JobControl, decisions: readonly Decision
     }
   }
   for (const decision of decisions) {
-    if (decision.kind === 'resize') control.addTasks(jobs.get(decision)!, decision.add);
-    else if (decision.kind === 'reshape-role') control.addForReshape(jobs.get(decision)!, decision.role, decision.add);
+    if (decision.kind === 'resize') control.addTasks(jobs!.get(decision)!, decision.add);
+    else if (decision.kind === 'reshape-role') control.addForReshape(jobs!.get(decision)!, decision.role, decision.add);
     else if (decision.kind === 'attach') control.attach(claim(decision.jobId), decision.tasks);
   }
   for (const decision of decisions) {
-    if (decision.kind === 'resize') control.finishResize(jobs.get(decision)!);
-    else if (decision.kind === 'reshape-role') control.finishReshape(jobs.get(decision)!, decision.pause, isPsMigration(decision));
+    if (decision.kind === 'resize') control.finishResize(jobs!.get(decision)!);
+    else if (decision.kind === 'reshape-role') control.finishReshape(jobs!.get(decision)!, decision.pause, isPsMigration(decision));
   }
   for (const decision of decisions) if (decision.kind === 'start') control.start(claim(decision.jobId), decision.tasks);
 }

@@ -1,3 +1,6 @@
+/** What an empty list reads as. */
+const NO_ITEMS: readonly never[] = [];
+
 /** One item of an ordered list, linked to its neighbours. */
 interface Link<T> {
   readonly item: T;
@@ -34,9 +37,10 @@ export class OrderedList<T> {
   values(): Iterable<T> {
     if (this.cached !== null) return this.cached;
     const first = this.head;
+    if (first === null) return NO_ITEMS;
     return {
       *[Symbol.iterator]() {
-        for (let link = first; link !== null; link = link.next) yield link.item;
+        for (let link: Link<T> | null = first; link !== null; link = link.next) yield link.item;
       },
     };
   }

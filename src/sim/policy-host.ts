@@ -197,7 +197,8 @@ export class PolicyHost {
       if (this.control.runningCount > 0) this.consult('data', this.data.data(this.observingContext()));
     }
     this.due.scheduling = this.due.autoscale = this.due.data = false;
-    this.changedThisInstant.clear();
+    // Clearing a set makes it a new table: skipped when nothing was added.
+    if (this.changedThisInstant.size > 0) this.changedThisInstant.clear();
     // Changes wait for the next scheduling pass even when nothing is queued or running: a policy
     // keeping its own index must hear of the jobs that stopped before the cluster went idle.
   }
