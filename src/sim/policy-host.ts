@@ -203,11 +203,16 @@ export class PolicyHost {
     // keeping its own index must hear of the jobs that stopped before the cluster went idle.
   }
 
+  /** What the scheduling policy sees (one object for the run: it reads the time, the queue and the running list when asked; `changes` is set each pass). */
+  private schedulingContext: (SchedulingContext<JobRuntime> & { changes: SchedulingContext<JobRuntime>['changes'] }) | null = null;
+
   private schedulePass(): void {
-    const nowS = this.engine.nowS;
     const control = this.control;
-    const context: SchedulingContext<JobRuntime> = {
-      nowS,
+    const engine = this.engine;
+    const context = (this.schedulingContext ??= {
+      get nowS() {
+        return engine.nowS;
+      },
       cluster: this.cluster,
       // Built only when the policy reads them: an incremental policy keeps its own index from `changes`.
       get queued() {
@@ -219,8 +224,9 @@ export class PolicyHost {
       },
       placement: this.placement,
       scratch: () => new CapacityScratch(this.cluster),
-      changes: this.control.takeChanges(),
-    };
+      changes: { queued: [], started: [], stopped: [], resized: [] },
+    });
+    context.changes = control.takeChanges();
     this.consult('scheduling', this.scheduling.schedule(context));
     if (this.priorityClasses) {
       // The state after the pass's decisions (the context's queue and running list are read when asked), with no changes.
