@@ -63,10 +63,11 @@ export class LasRunning {
     }
   }
 
-  /** True when some running job is in a queue below `queue`. */
-  anyBelow(queue: number): boolean {
-    for (let q = queue + 1; q < this.counts.length; q++) if (this.counts[q]! > 0) return true;
-    return false;
+  /** Running jobs in queues below `queue`. */
+  countBelow(queue: number): number {
+    let total = 0;
+    for (let q = queue + 1; q < this.counts.length; q++) total += this.counts[q]!;
+    return total;
   }
 
   /** GPU slots held by running jobs in queues below `queue`. */
@@ -76,10 +77,15 @@ export class LasRunning {
     return total;
   }
 
-  /** Running jobs in queues below `queue`, lowest priority first (last queue, latest arrival). */
-  *lowestFirst(queue: number): Generator<RunningLas> {
-    for (let pair = this.byKey.nextLowerPair(undefined); pair !== undefined && pair[0].queue > queue; pair = this.byKey.nextLowerPair(pair[0])) {
-      yield pair[1];
+  /**
+   * Calls `visit` for the running jobs in queues below `queue`, lowest priority first (last queue,
+   * latest arrival), until it returns true. The index must not change meanwhile.
+   */
+  visitLowestFirst(queue: number, visit: (entry: RunningLas) => boolean): void {
+    const pair = [] as unknown as [LasKey, RunningLas];
+    const entries = this.byKey.entriesReversed(undefined, pair);
+    for (let next = entries.next(); !next.done; next = entries.next()) {
+      if (next.value[0].queue <= queue || visit(next.value[1])) return;
     }
   }
 

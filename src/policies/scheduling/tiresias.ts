@@ -163,35 +163,36 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
   if (state.waiting.size === 0) return [];
   let plan: ReplayScratch | null = null;
   const preempted = new Set<RunningLas>();
+  // Per queue: the jobs preempted in this pass and the GPU slots they held.
+  const preemptedJobs = new Array<number>(state.thresholdsGpuS.length + 1).fill(0);
   const preemptedSlots = new Array<number>(state.thresholdsGpuS.length + 1).fill(0);
+  const below = (perQueue: readonly number[], queue: number): number => {
+    let total = 0;
+    for (let q = queue + 1; q < perQueue.length; q++) total += perQueue[q]!;
+    return total;
+  };
   const preemptions: SchedulingAction[] = [];
   const starts: SchedulingAction[] = [];
-  const canPreempt = (queue: number): boolean => {
-    if (!state.running.anyBelow(queue)) return false;
-    if (preempted.size === 0) return true;
-    for (const victim of state.running.lowestFirst(queue)) if (!preempted.has(victim)) return true;
-    return false;
-  };
+  // The jobs preempted in this pass still run (and are indexed) until the sim applies the plan.
+  const canPreempt = (queue: number): boolean => state.running.countBelow(queue) > below(preemptedJobs, queue);
   const tryJob = (view: JobView, queue: number, placementFails: boolean): LasOutcome => {
     plan ??= new ReplayScratch(context);
     const request = placementRequestOf(view.request);
     let tasks = placementFails ? null : plan.place(request);
     let outcome: LasOutcome = 'started';
     if (tasks === null) {
-      const slotsFreeable = state.running.slotsBelow(queue) - preemptedSlots.slice(queue + 1).reduce((a, b) => a + b, 0);
+      const slotsFreeable = state.running.slotsBelow(queue) - below(preemptedSlots, queue);
       if (wholeGpusOf(request) > plan.scratch.freeWholeGpusTotal + slotsFreeable) return 'failed';
-      const eligible = (function* () {
-        for (const victim of state.running.lowestFirst(queue)) if (!preempted.has(victim)) yield victim;
-      })();
-      const chosen = victimsFor(plan, context, eligible, request);
+      const chosen = victimsFor(plan, context, state.running, queue, preempted, request);
       if (chosen === null) return 'failed';
       const committed: ReplayScratch = plan.fork();
-      for (const victim of chosen) committed.unreserve(context.cluster.tasksOf(victim.view.request.id) ?? []);
+      for (const tasksHeld of chosen.tasks) committed.unreserve(tasksHeld);
       tasks = committed.place(request);
       if (tasks === null) throw new InvariantError(`tiresias: job ${view.request.id} no longer fits after preemptions`);
       plan = committed;
-      for (const victim of chosen) {
+      for (const victim of chosen.victims) {
         preempted.add(victim);
+        preemptedJobs[victim.key.queue]!++;
         preemptedSlots[victim.key.queue]! += victim.gpuSlots;
         preemptions.push({ kind: 'preempt', jobId: victim.view.request.id });
       }
@@ -226,57 +227,60 @@ function starved(view: JobView, serviceGpuS: number, promotion: Promotion | unde
   return waitedS >= knob * executedS;
 }
 
+/** Running jobs chosen for preemption, lowest priority first, and the tasks each holds. */
+interface Victims {
+  readonly victims: readonly RunningLas[];
+  readonly tasks: readonly (readonly TaskPlacement[])[];
+}
+
 /**
- * The running jobs to preempt so that `request` fits: taken in the given order (lowest priority
- * first) until it fits, then pruned of any whose capacity it does not need. Null when even all do
- * not free enough. Whether the gang fits is counted node by node where that is exact (see
- * {@link GangCount}), else tried by placing on a copy of the plan.
+ * The running jobs to preempt so that `request` fits: those of queues below `queue` not preempted
+ * yet, taken lowest priority first until it fits, then pruned of any whose capacity it does not
+ * need (the highest-priority ones first). Null when even all do not free enough. Whether the gang
+ * fits is counted node by node where that is exact (see {@link GangCount}), else tried by placing
+ * on a copy of the plan.
  */
 function victimsFor(
   plan: ReplayScratch,
   context: SchedulingContext,
-  eligible: Iterable<RunningLas>,
+  running: LasRunning,
+  queue: number,
+  preempted: ReadonlySet<RunningLas>,
   request: PlacementRequest,
-): RunningLas[] | null {
-  const held = new Map<RunningLas, readonly TaskPlacement[]>();
-  const tasksOf = (victim: RunningLas): readonly TaskPlacement[] => {
-    let tasks = held.get(victim);
-    if (tasks === undefined) {
-      tasks = context.cluster.tasksOf(victim.view.request.id) ?? [];
-      held.set(victim, tasks);
-    }
-    return tasks;
-  };
+): Victims | null {
   const count = GangCount.of(plan.scratch, context.placement, request);
   let trial: ReplayScratch | null = null;
   const chosen: RunningLas[] = [];
+  const held: (readonly TaskPlacement[])[] = [];
   let fits = false;
-  for (const victim of eligible) {
+  running.visitLowestFirst(queue, (victim) => {
+    if (preempted.has(victim)) return false;
+    const tasks = context.cluster.tasksOf(victim.view.request.id) ?? [];
     chosen.push(victim);
+    held.push(tasks);
     if (count !== null) {
-      count.give(tasksOf(victim));
+      count.give(tasks);
       fits = count.fits();
     } else {
       trial ??= plan.fork();
-      trial.unreserve(tasksOf(victim));
+      trial.unreserve(tasks);
       fits = trial.place(request) !== null;
     }
-    if (fits) break;
-  }
+    return fits;
+  });
   if (!fits) return null;
   // Spare the higher-priority victims first when the job fits without them.
-  let needed = chosen;
-  for (const victim of [...chosen].reverse()) {
-    const without = needed.filter((v) => v !== victim);
+  const kept = new Array<boolean>(chosen.length).fill(true);
+  for (let i = chosen.length - 1; i >= 0; i--) {
     if (count !== null) {
-      if (!count.fitsWithout(tasksOf(victim))) continue;
-      count.take(tasksOf(victim));
-      needed = without;
+      if (!count.fitsWithout(held[i]!)) continue;
+      count.take(held[i]!);
+      kept[i] = false;
       continue;
     }
     const check = plan.fork();
-    for (const v of without) check.unreserve(tasksOf(v));
-    if (check.place(request) !== null) needed = without;
+    for (let j = 0; j < chosen.length; j++) if (kept[j] && j !== i) check.unreserve(held[j]!);
+    if (check.place(request) !== null) kept[i] = false;
   }
-  return needed;
+  return { victims: chosen.filter((_, i) => kept[i]), tasks: held.filter((_, i) => kept[i]) };
 }
