@@ -58,7 +58,8 @@ export type LasOutcome = 'started' | 'started-after-preempting' | 'failed';
  * it waits: promotions are checked only for jobs whose derived time has come.
  */
 export class LasWaiting {
-  private readonly classes = new Map<string, LasClass>();
+  /** Per queue: its classes by shape signature. */
+  private readonly classes: Map<string, LasClass>[] = [];
   private readonly byId = new Map<string, WaitingLas>();
   private readonly walkOrder: BTreeOf<LasKey, LasClass> = new BTree<LasKey, LasClass>(undefined, compareLasKeys);
   private readonly promotions: BTreeOf<readonly [number, number], WaitingLas> = new BTree<readonly [number, number], WaitingLas>(undefined, compareDue);
@@ -188,11 +189,11 @@ export class LasWaiting {
       signature = shapeSignature(view.request);
       signatures.set(view.request, signature);
     }
-    const name = `${queue}#${signature}`;
-    let shape = this.classes.get(name);
+    const classes = (this.classes[queue] ??= new Map<string, LasClass>());
+    let shape = classes.get(signature);
     if (!shape) {
       shape = { queue, signature, jobs: new BTree<LasKey, JobView>(undefined, compareLasKeys), identical: identicalReplicas(view.request), example: view.request, walkKey: null, dead: false };
-      this.classes.set(name, shape);
+      classes.set(signature, shape);
     }
     const key: LasKey = { queue, submitS: view.request.submitS, id: view.request.id };
     shape.jobs.set(key, view);
@@ -214,7 +215,7 @@ export class LasWaiting {
     if (shape.jobs.size === 0) {
       this.deadClasses.delete(shape);
       shape.dead = false;
-      this.classes.delete(`${shape.queue}#${shape.signature}`);
+      this.classes[shape.queue]!.delete(shape.signature);
     }
   }
 }

@@ -103,6 +103,8 @@ class TiresiasState {
   readonly waiting: LasWaiting;
   readonly running: LasRunning;
   private seeded = false;
+  /** The jobs `sync` took in so far in this pass. */
+  private readonly seen = new Set<JobView>();
 
   constructor(
     readonly thresholdsGpuS: readonly number[],
@@ -124,12 +126,17 @@ class TiresiasState {
       for (const view of context.running) this.running.update(view, cluster, nowS);
       this.seeded = true;
     }
+    // A job is taken in once as it stands now, though it may be in several lists (a preempted job was stopped and queued).
+    const seen = this.seen;
     for (const list of [changes.queued, changes.started, changes.stopped, changes.resized]) {
       for (const view of list) {
+        if (seen.has(view)) continue;
+        seen.add(view);
         this.waiting.update(view);
         this.running.update(view, cluster, nowS);
       }
     }
+    seen.clear();
     this.running.demoteDue(cluster, nowS);
     if (this.promoteKnob > 0) {
       this.waiting.promoteDue(
