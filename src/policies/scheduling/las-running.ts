@@ -20,7 +20,8 @@ export interface RunningLas {
  * from then on, instead of every running job's service being read at every pass.
  */
 export class LasRunning {
-  private readonly byKey: BTreeOf<LasKey, RunningLas> = new BTree<LasKey, RunningLas>(undefined, compareLasKeys);
+  /** Running jobs lowest priority first (last queue, latest arrival). */
+  private readonly lowestFirst: BTreeOf<LasKey, RunningLas> = new BTree<LasKey, RunningLas>(undefined, (a, b) => compareLasKeys(b, a));
   private readonly byId = new Map<string, RunningLas>();
   private readonly demotions: BTreeOf<readonly [number, number], RunningLas> = new BTree<readonly [number, number], RunningLas>(undefined, compareDue);
   /** Per queue: running jobs and the GPU slots they hold. */
@@ -54,7 +55,8 @@ export class LasRunning {
   /** Moves every job whose service crossed its queue's threshold by `nowS` to its new queue. */
   demoteDue(cluster: ClusterView, nowS: number): void {
     const due: RunningLas[] = [];
-    for (let pair = this.demotions.nextHigherPair(undefined); pair !== undefined && pair[0][0] <= nowS + DUE_SLACK_S; pair = this.demotions.nextHigherPair(pair[0])) {
+    const reused = [] as unknown as [readonly [number, number], RunningLas];
+    for (let pair = this.demotions.nextHigherPair(undefined, reused); pair !== undefined && pair[0][0] <= nowS + DUE_SLACK_S; pair = this.demotions.nextHigherPair(pair[0], reused)) {
       due.push(pair[1]);
     }
     for (const entry of due) {
@@ -82,11 +84,9 @@ export class LasRunning {
    * latest arrival), until it returns true. The index must not change meanwhile.
    */
   visitLowestFirst(queue: number, visit: (entry: RunningLas) => boolean): void {
-    const pair = [] as unknown as [LasKey, RunningLas];
-    const entries = this.byKey.entriesReversed(undefined, pair);
-    for (let next = entries.next(); !next.done; next = entries.next()) {
-      if (next.value[0].queue <= queue || visit(next.value[1])) return;
-    }
+    const first = this.lowestFirst.minKey();
+    if (first === undefined || first.queue <= queue) return;
+    this.lowestFirst.forRange(first, this.lowestFirst.maxKey()!, true, (key, entry) => (key.queue <= queue || visit(entry) ? STOP : undefined));
   }
 
   private add(view: JobView, cluster: ClusterView, nowS: number): void {
@@ -101,7 +101,7 @@ export class LasRunning {
     }
     const entry: RunningLas = { view, key: { queue, submitS: view.request.submitS, id }, gpuSlots, dueKey };
     this.byId.set(id, entry);
-    this.byKey.set(entry.key, entry);
+    this.lowestFirst.set(entry.key, entry);
     if (dueKey !== null) this.demotions.set(dueKey, entry);
     this.counts[queue]!++;
     this.slots[queue]! += gpuSlots;
@@ -111,9 +111,12 @@ export class LasRunning {
     const entry = this.byId.get(jobId);
     if (!entry) return;
     this.byId.delete(jobId);
-    this.byKey.delete(entry.key);
+    this.lowestFirst.delete(entry.key);
     if (entry.dueKey !== null) this.demotions.delete(entry.dueKey);
     this.counts[entry.key.queue]!--;
     this.slots[entry.key.queue]! -= entry.gpuSlots;
   }
 }
+
+/** What a B-tree scan's callback returns to stop the scan. */
+const STOP = { break: true } as const;

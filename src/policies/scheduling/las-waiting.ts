@@ -85,7 +85,8 @@ export class LasWaiting {
   /** Calls `promote` for each job whose derived promotion time has come and that `starved` says starves, then re-reads its standing. */
   promoteDue(nowS: number, starved: (view: JobView) => boolean, promote: (view: JobView) => void): void {
     const due: WaitingLas[] = [];
-    for (let pair = this.promotions.nextHigherPair(undefined); pair !== undefined && pair[0][0] <= nowS + DUE_SLACK_S; pair = this.promotions.nextHigherPair(pair[0])) {
+    const reused = [] as unknown as [readonly [number, number], WaitingLas];
+    for (let pair = this.promotions.nextHigherPair(undefined, reused); pair !== undefined && pair[0][0] <= nowS + DUE_SLACK_S; pair = this.promotions.nextHigherPair(pair[0], reused)) {
       due.push(pair[1]);
     }
     for (const entry of due) {
@@ -112,7 +113,8 @@ export class LasWaiting {
     const sleeping: LasClass[] = [];
     const moved = new Set<LasClass>();
     let cursor: LasKey | undefined;
-    for (let pair = this.walkOrder.nextHigherPair(undefined); pair !== undefined; pair = this.walkOrder.nextHigherPair(cursor)) {
+    const reused = [] as unknown as [LasKey, LasClass];
+    for (let pair = this.walkOrder.nextHigherPair(undefined, reused); pair !== undefined; pair = this.walkOrder.nextHigherPair(cursor, reused)) {
       const [key, shape] = pair;
       cursor = key;
       const view = shape.jobs.get(key)!;
@@ -166,9 +168,11 @@ export class LasWaiting {
   private reviveGrown(cluster: ClusterView): void {
     const mark = cluster.growthCount;
     if (mark === this.growthMark) return;
-    const grown = [...new Set(cluster.grownNodesSince(this.growthMark))].filter((i) => cluster.schedulable(i));
+    const since = this.growthMark;
     this.growthMark = mark;
-    if (grown.length === 0 || this.deadClasses.size === 0) return;
+    if (this.deadClasses.size === 0) return;
+    const grown = [...new Set(cluster.grownNodesSince(since))].filter((i) => cluster.schedulable(i));
+    if (grown.length === 0) return;
     const scratch = new CapacityScratch(cluster);
     for (const shape of this.deadClasses) {
       const { gpuTypes } = shape.example;
