@@ -2,7 +2,7 @@ import { InvariantError } from '../../errors.js';
 import type { TaskPlacement } from '../../model/allocation.js';
 import { GPU_MILLI } from '../../model/cluster-spec.js';
 import { ReplayScratch } from '../plan-scratch.js';
-import { requestedGpus } from '../../model/job-spec.js';
+import { requestedGpus, type JobRequest } from '../../model/job-spec.js';
 import { GangCount } from './gang-count.js';
 import { queueOf } from './las-order.js';
 import { LasRunning, type RunningLas } from './las-running.js';
@@ -182,16 +182,22 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
   const starts: SchedulingAction[] = [];
   // The jobs preempted in this pass still run (and are indexed) until the sim applies the plan.
   const canPreempt = (queue: number): boolean => state.running.countBelow(queue) > below(preemptedJobs, queue);
+  // Whole GPUs free, or held by jobs of queues below `queue` not preempted yet: an upper bound on a
+  // gang of that queue that may start, which only shrinks until the pass preempts a job.
+  const roomBelow = (queue: number): number =>
+    (plan === null ? context.cluster.schedulableFreeWholeGpus : plan.scratch.freeWholeGpusTotal) + state.running.slotsBelow(queue) - below(preemptedSlots, queue);
+  const mayPreemptFor = (queue: number, request: JobRequest): boolean => canPreempt(queue) && wholeGpusAsked(request) <= roomBelow(queue);
   const tryJob = (view: JobView, queue: number, placementFails: boolean): LasOutcome => {
     plan ??= new ReplayScratch(context);
     const request = placementRequestOf(view.request);
     let tasks = placementFails ? null : plan.place(request);
     let outcome: LasOutcome = 'started';
     if (tasks === null) {
-      const slotsFreeable = state.running.slotsBelow(queue) - below(preemptedSlots, queue);
-      if (wholeGpusOf(request) > plan.scratch.freeWholeGpusTotal + slotsFreeable) return 'failed';
-      const chosen = victimsFor(plan, context, state.running, queue, preempted, request);
-      if (chosen === null) return 'failed';
+      if (wholeGpusOf(request) > roomBelow(queue)) return 'blocked';
+      const count = GangCount.of(plan.scratch, context.placement, request);
+      const chosen = victimsFor(plan, context, state.running, queue, preempted, request, count);
+      // Counted exactly, a gang that does not fit with every candidate preempted cannot while the free capacity shrinks.
+      if (chosen === null) return count === null ? 'failed' : 'blocked';
       const committed: ReplayScratch = plan.fork();
       for (const tasksHeld of chosen.tasks) committed.unreserve(tasksHeld);
       tasks = committed.place(request);
@@ -210,7 +216,7 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
     if (promotion && promotion.anchorS === null) promotion.anchorS = context.nowS;
     return outcome;
   };
-  state.waiting.walk(context.cluster, context.placement.completeForIdentical === true, canPreempt, tryJob);
+  state.waiting.walk(context.cluster, context.placement.completeForIdentical === true, canPreempt, mayPreemptFor, tryJob);
   return [...preemptions, ...starts];
 }
 
@@ -218,6 +224,13 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
 function wholeGpusOf(request: PlacementRequest): number {
   let gpus = 0;
   for (const replica of request.replicas) if (replica.demand.gpuMilli >= GPU_MILLI) gpus += replica.demand.gpus;
+  return gpus;
+}
+
+/** Whole GPUs a job asks for at its requested size: {@link wholeGpusOf} its placement request. */
+function wholeGpusAsked(request: JobRequest): number {
+  let gpus = 0;
+  for (const role of request.roles) if (role.demand.gpuMilli >= GPU_MILLI) gpus += role.replicas * role.demand.gpus;
   return gpus;
 }
 
@@ -244,8 +257,8 @@ interface Victims {
  * The running jobs to preempt so that `request` fits: those of queues below `queue` not preempted
  * yet, taken lowest priority first until it fits, then pruned of any whose capacity it does not
  * need (the highest-priority ones first). Null when even all do not free enough. Whether the gang
- * fits is counted node by node where that is exact (see {@link GangCount}), else tried by placing
- * on a copy of the plan.
+ * fits is counted node by node where that is exact (`count`, see {@link GangCount}), else tried by
+ * placing on a copy of the plan.
  */
 function victimsFor(
   plan: ReplayScratch,
@@ -254,8 +267,8 @@ function victimsFor(
   queue: number,
   preempted: ReadonlySet<RunningLas>,
   request: PlacementRequest,
+  count: GangCount | null,
 ): Victims | null {
-  const count = GangCount.of(plan.scratch, context.placement, request);
   let trial: ReplayScratch | null = null;
   const chosen: RunningLas[] = [];
   const held: (readonly TaskPlacement[])[] = [];
