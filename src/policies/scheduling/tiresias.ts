@@ -188,12 +188,13 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
     (plan === null ? context.cluster.schedulableFreeWholeGpus : plan.scratch.freeWholeGpusTotal) + state.running.slotsBelow(queue) - below(preemptedSlots, queue);
   const mayPreemptFor = (queue: number, request: JobRequest): boolean => canPreempt(queue) && wholeGpusAsked(request) <= roomBelow(queue);
   const tryJob = (view: JobView, queue: number, placementFails: boolean): LasOutcome => {
+    // No placement has more whole GPUs than the free ones, nor preempting more than the ones held below.
+    if (wholeGpusAsked(view.request) > roomBelow(queue)) return 'blocked';
     plan ??= new ReplayScratch(context);
     const request = placementRequestOf(view.request);
     let tasks = placementFails ? null : plan.place(request);
     let outcome: LasOutcome = 'started';
     if (tasks === null) {
-      if (wholeGpusOf(request) > roomBelow(queue)) return 'blocked';
       const count = GangCount.of(plan.scratch, context.placement, request);
       const chosen = victimsFor(plan, context, state.running, queue, preempted, request, count);
       // Counted exactly, a gang that does not fit with every candidate preempted cannot while the free capacity shrinks.
@@ -220,14 +221,7 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
   return [...preemptions, ...starts];
 }
 
-/** Whole GPUs a gang asks for (replicas of shared GPUs count none). */
-function wholeGpusOf(request: PlacementRequest): number {
-  let gpus = 0;
-  for (const replica of request.replicas) if (replica.demand.gpuMilli >= GPU_MILLI) gpus += replica.demand.gpus;
-  return gpus;
-}
-
-/** Whole GPUs a job asks for at its requested size: {@link wholeGpusOf} its placement request. */
+/** Whole GPUs a job asks for at its requested size (replicas of shared GPUs count none). */
 function wholeGpusAsked(request: JobRequest): number {
   let gpus = 0;
   for (const role of request.roles) if (role.demand.gpuMilli >= GPU_MILLI) gpus += role.replicas * role.demand.gpus;
