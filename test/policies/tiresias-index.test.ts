@@ -230,4 +230,40 @@ describe('tiresias indexes', () => {
     // The runs exercised preemption, not only starts.
     expect(preemptions).toBeGreaterThan(runs);
   });
+
+  it('decide the same on crowded clusters, where a newcomer looks past many candidates before one frees enough', () => {
+    // Many small jobs fill the nodes, so a gang of a whole node (or two) preempts only after scanning
+    // past many lower-queue jobs on other nodes, and lower queues often have too few GPUs for a gang.
+    const crowdedArb = fc.record({
+      nodes: fc.array(fc.constantFrom(4, 8), { minLength: 2, maxLength: 8 }),
+      jobs: fc.array(
+        fc.record({
+          submitS: fc.integer({ min: 0, max: 6000 }),
+          demand: fc.constantFrom(0, 0, 0, 1, 3, 4),
+          replicas: fc.integer({ min: 1, max: 2 }),
+          ps: fc.constantFrom(false, false, false, true),
+          durationS: fc.integer({ min: 20, max: 4000 }),
+        }),
+        { minLength: 20, maxLength: 70 },
+      ),
+      thresholdsGpuS: fc.constantFrom([300], [500, 2000], [100, 400, 1600]),
+      promoteKnob: fc.constantFrom(0, 1, 8),
+      tickS: fc.constantFrom(60, 17),
+    });
+    let preemptions = 0;
+    let runs = 0;
+    fc.assert(
+      fc.property(crowdedArb, (run) => {
+        const cluster = clusterOf(run.nodes);
+        const jobs = run.jobs.map((j, k) => jobOf(k, j));
+        const options = { thresholdsGpuS: run.thresholdsGpuS, promoteKnob: run.promoteKnob, tickS: run.tickS };
+        const expected = decisions(createReferenceTiresias(options), cluster, jobs);
+        expect(decisions(createTiresias(options), cluster, jobs)).toEqual(expected);
+        preemptions += expected.filter((line) => line.includes(' preempt ')).length;
+        runs++;
+      }),
+      { numRuns: 40, seed: 20_261_127 },
+    );
+    expect(preemptions).toBeGreaterThan(5 * runs);
+  });
 });

@@ -18,10 +18,15 @@ export class GangCount {
   private readonly gpuTypes: readonly string[];
   /** Replicas the scratch's nodes take as they are. */
   private readonly baseCount: number;
-  /** Nodes with tasks given back: their free capacity with those tasks back, and the replicas it takes. */
-  private readonly potential = new Map<number, { readonly free: NodeFree; count: number }>();
+  /**
+   * Nodes with tasks given back: their free capacity with those tasks back, and the replicas it
+   * takes; null for a node that cannot take the gang's replicas at all.
+   */
+  private readonly potential = new Map<number, Potential | null>();
   /** Replicas the nodes with given-back tasks take more than in the scratch. */
   private gained = 0;
+  /** Marks the nodes a `fitsWithout` call has counted. */
+  private stamp = 0;
 
   /** Null unless counting is exact here: identical replicas, a complete placement, whole GPUs or a share of one. */
   static of(scratch: CapacityScratch, placement: PlacementPolicy, request: PlacementRequest): GangCount | null {
@@ -65,31 +70,37 @@ export class GangCount {
 
   /** True when the gang would still fit with these tasks (given back earlier) taken again. */
   fitsWithout(tasks: readonly TaskPlacement[]): boolean {
-    let gained = this.gained;
-    const copies = new Map<number, NodeFree>();
+    // Taken out of the nodes' potential in place, counted, then given back in reverse: the counters are integers, so this restores them exactly.
     for (const task of tasks) {
       const entry = this.potential.get(task.nodeIndex);
-      if (!entry) continue;
-      let free = copies.get(task.nodeIndex);
-      if (!free) {
-        free = copyFree(entry.free);
-        copies.set(task.nodeIndex, free);
-      }
-      applyTask(free, task, -1);
+      if (entry) applyTask(entry.free, task, -1);
     }
-    for (const [node, free] of copies) gained += fitCountIn(free, this.demand) - this.potential.get(node)!.count;
+    let gained = this.gained;
+    const stamp = ++this.stamp;
+    for (const task of tasks) {
+      const entry = this.potential.get(task.nodeIndex);
+      // Each node once: its count with all the tasks taken out.
+      if (!entry || entry.stamp === stamp) continue;
+      entry.stamp = stamp;
+      gained += fitCountIn(entry.free, this.demand) - entry.count;
+    }
+    for (let k = tasks.length - 1; k >= 0; k--) {
+      const task = tasks[k]!;
+      const entry = this.potential.get(task.nodeIndex);
+      if (entry) applyTask(entry.free, task, 1);
+    }
     return this.baseCount + gained >= this.replicas;
   }
 
   private change(tasks: readonly TaskPlacement[], sign: 1 | -1): void {
     for (const task of tasks) {
       const node = task.nodeIndex;
-      if (!this.counts(node)) continue;
       let entry = this.potential.get(node);
-      if (!entry) {
-        entry = { free: copyFree(this.scratch.free(node)), count: this.scratch.fitCount(node, this.demand) };
+      if (entry === undefined) {
+        entry = this.counts(node) ? { free: copyFree(this.scratch.free(node)), count: this.scratch.fitCount(node, this.demand), stamp: 0 } : null;
         this.potential.set(node, entry);
       }
+      if (entry === null) continue;
       applyTask(entry.free, task, sign);
       // Counted after each task: the changes add up to the change over all of them.
       const count = fitCountIn(entry.free, this.demand);
@@ -102,6 +113,14 @@ export class GangCount {
   private counts(node: number): boolean {
     return this.scratch.schedulable(node) && nodeAllows(this.scratch.nodes[node]!, this.demand, this.gpuTypes);
   }
+}
+
+/** A node's free capacity with the tasks given back so far, and the replicas it takes. */
+interface Potential {
+  readonly free: NodeFree;
+  count: number;
+  /** The last `fitsWithout` call that counted the node. */
+  stamp: number;
 }
 
 /** Adds a task's resources to free capacity (sign 1, as the scratch's `unreserve` does) or takes them again (-1). */

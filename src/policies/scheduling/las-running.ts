@@ -20,7 +20,8 @@ export interface RunningLas {
  * from then on, instead of every running job's service being read at every pass.
  */
 export class LasRunning {
-  private readonly byKey: BTreeOf<LasKey, RunningLas> = new BTree<LasKey, RunningLas>(undefined, compareLasKeys);
+  /** Running jobs lowest priority first (last queue, latest arrival). */
+  private readonly lowestFirst: BTreeOf<LasKey, RunningLas> = new BTree<LasKey, RunningLas>(undefined, (a, b) => compareLasKeys(b, a));
   private readonly byId = new Map<string, RunningLas>();
   private readonly demotions: BTreeOf<readonly [number, number], RunningLas> = new BTree<readonly [number, number], RunningLas>(undefined, compareDue);
   /** Per queue: running jobs and the GPU slots they hold. */
@@ -54,7 +55,8 @@ export class LasRunning {
   /** Moves every job whose service crossed its queue's threshold by `nowS` to its new queue. */
   demoteDue(cluster: ClusterView, nowS: number): void {
     const due: RunningLas[] = [];
-    for (let pair = this.demotions.nextHigherPair(undefined); pair !== undefined && pair[0][0] <= nowS + DUE_SLACK_S; pair = this.demotions.nextHigherPair(pair[0])) {
+    const reused = [] as unknown as [readonly [number, number], RunningLas];
+    for (let pair = this.demotions.nextHigherPair(undefined, reused); pair !== undefined && pair[0][0] <= nowS + DUE_SLACK_S; pair = this.demotions.nextHigherPair(pair[0], reused)) {
       due.push(pair[1]);
     }
     for (const entry of due) {
@@ -63,10 +65,11 @@ export class LasRunning {
     }
   }
 
-  /** True when some running job is in a queue below `queue`. */
-  anyBelow(queue: number): boolean {
-    for (let q = queue + 1; q < this.counts.length; q++) if (this.counts[q]! > 0) return true;
-    return false;
+  /** Running jobs in queues below `queue`. */
+  countBelow(queue: number): number {
+    let total = 0;
+    for (let q = queue + 1; q < this.counts.length; q++) total += this.counts[q]!;
+    return total;
   }
 
   /** GPU slots held by running jobs in queues below `queue`. */
@@ -76,11 +79,14 @@ export class LasRunning {
     return total;
   }
 
-  /** Running jobs in queues below `queue`, lowest priority first (last queue, latest arrival). */
-  *lowestFirst(queue: number): Generator<RunningLas> {
-    for (let pair = this.byKey.nextLowerPair(undefined); pair !== undefined && pair[0].queue > queue; pair = this.byKey.nextLowerPair(pair[0])) {
-      yield pair[1];
-    }
+  /**
+   * Calls `visit` for the running jobs in queues below `queue`, lowest priority first (last queue,
+   * latest arrival), until it returns true. The index must not change meanwhile.
+   */
+  visitLowestFirst(queue: number, visit: (entry: RunningLas) => boolean): void {
+    const first = this.lowestFirst.minKey();
+    if (first === undefined || first.queue <= queue) return;
+    this.lowestFirst.forRange(first, this.lowestFirst.maxKey()!, true, (key, entry) => (key.queue <= queue || visit(entry) ? STOP : undefined));
   }
 
   private add(view: JobView, cluster: ClusterView, nowS: number): void {
@@ -95,7 +101,7 @@ export class LasRunning {
     }
     const entry: RunningLas = { view, key: { queue, submitS: view.request.submitS, id }, gpuSlots, dueKey };
     this.byId.set(id, entry);
-    this.byKey.set(entry.key, entry);
+    this.lowestFirst.set(entry.key, entry);
     if (dueKey !== null) this.demotions.set(dueKey, entry);
     this.counts[queue]!++;
     this.slots[queue]! += gpuSlots;
@@ -105,9 +111,12 @@ export class LasRunning {
     const entry = this.byId.get(jobId);
     if (!entry) return;
     this.byId.delete(jobId);
-    this.byKey.delete(entry.key);
+    this.lowestFirst.delete(entry.key);
     if (entry.dueKey !== null) this.demotions.delete(entry.dueKey);
     this.counts[entry.key.queue]!--;
     this.slots[entry.key.queue]! -= entry.gpuSlots;
   }
 }
+
+/** What a B-tree scan's callback returns to stop the scan. */
+const STOP = { break: true } as const;

@@ -38,8 +38,11 @@ export interface LasStanding {
   readonly promoteDueS: number | null;
 }
 
-/** What became of a job tried in a pass. */
-export type LasOutcome = 'started' | 'started-after-preempting' | 'failed';
+/**
+ * What became of a job tried in a pass; 'blocked': it failed, and every job of its class would fail
+ * likewise until a job is preempted in this pass (the free capacity only shrinks until then).
+ */
+export type LasOutcome = 'started' | 'started-after-preempting' | 'failed' | 'blocked';
 
 /**
  * Tiresias's waiting jobs by queue and arrival, kept from the queue's changes. Jobs of one queue
@@ -48,17 +51,20 @@ export type LasOutcome = 'started' | 'started-after-preempting' | 'failed';
  * job would change something:
  * - a job that fails (to fit, or to fit by preempting) fails again on the same free capacity and
  *   the same candidates for preemption, so its class sleeps until the pass starts a job, then
- *   resumes at its first job after that point;
+ *   resumes at its first job after that point; a blocked one (see {@link LasOutcome}) sleeps until
+ *   the pass preempts a job;
  * - a gang of identical replicas that failed to fit cannot fit while the free capacity only shrinks
  *   (a placement complete for identical replicas fails only when no arrangement exists): its class
  *   is dead and is tried no more, until a node it could use gains capacity (the cluster logs every
  *   node whose free capacity grows) or a preemption frees capacity; while running jobs of lower
- *   queues could make room for it, it is still walked, to try preempting them.
+ *   queues could make room for it, it is still walked, to try preempting them (from the start of
+ *   a pass only when they hold enough for it: see `walk`).
  * Waiting jobs attain no service, so a job's queue and the time it may be promoted are fixed while
  * it waits: promotions are checked only for jobs whose derived time has come.
  */
 export class LasWaiting {
-  private readonly classes = new Map<string, LasClass>();
+  /** Per queue: its classes by shape signature. */
+  private readonly classes: Map<string, LasClass>[] = [];
   private readonly byId = new Map<string, WaitingLas>();
   private readonly walkOrder: BTreeOf<LasKey, LasClass> = new BTree<LasKey, LasClass>(undefined, compareLasKeys);
   private readonly promotions: BTreeOf<readonly [number, number], WaitingLas> = new BTree<readonly [number, number], WaitingLas>(undefined, compareDue);
@@ -84,7 +90,8 @@ export class LasWaiting {
   /** Calls `promote` for each job whose derived promotion time has come and that `starved` says starves, then re-reads its standing. */
   promoteDue(nowS: number, starved: (view: JobView) => boolean, promote: (view: JobView) => void): void {
     const due: WaitingLas[] = [];
-    for (let pair = this.promotions.nextHigherPair(undefined); pair !== undefined && pair[0][0] <= nowS + DUE_SLACK_S; pair = this.promotions.nextHigherPair(pair[0])) {
+    const reused = [] as unknown as [readonly [number, number], WaitingLas];
+    for (let pair = this.promotions.nextHigherPair(undefined, reused); pair !== undefined && pair[0][0] <= nowS + DUE_SLACK_S; pair = this.promotions.nextHigherPair(pair[0], reused)) {
       due.push(pair[1]);
     }
     for (const entry of due) {
@@ -97,21 +104,25 @@ export class LasWaiting {
   /**
    * One pass: tries jobs in queue order through `tryJob` (told the job's queue and whether its placement is known to fail),
    * skipping jobs that would fail as said above. `canPreempt(queue)` tells whether running jobs of
-   * lower queues than `queue` could still be preempted; `complete` is the placement's
-   * `completeForIdentical`.
+   * lower queues than `queue` could still be preempted; `mayPreemptFor(queue, request)` whether a
+   * job of `queue` asking for `request` might start by preempting them as the pass begins (false
+   * only when it would be blocked); `complete` is the placement's `completeForIdentical`.
    */
   walk(
     cluster: ClusterView,
     complete: boolean,
     canPreempt: (queue: number) => boolean,
+    mayPreemptFor: (queue: number, request: JobRequest) => boolean,
     tryJob: (view: JobView, queue: number, placementFails: boolean) => LasOutcome,
   ): void {
     this.reviveGrown(cluster);
-    for (const shape of this.deadClasses) if (canPreempt(shape.queue)) this.enterAfter(shape, undefined);
+    for (const shape of this.deadClasses) if (mayPreemptFor(shape.queue, shape.example)) this.enterAfter(shape, undefined);
     const sleeping: LasClass[] = [];
+    const blocked: LasClass[] = [];
     const moved = new Set<LasClass>();
     let cursor: LasKey | undefined;
-    for (let pair = this.walkOrder.nextHigherPair(undefined); pair !== undefined; pair = this.walkOrder.nextHigherPair(cursor)) {
+    const reused = [] as unknown as [LasKey, LasClass];
+    for (let pair = this.walkOrder.nextHigherPair(undefined, reused); pair !== undefined; pair = this.walkOrder.nextHigherPair(cursor, reused)) {
       const [key, shape] = pair;
       cursor = key;
       const view = shape.jobs.get(key)!;
@@ -119,12 +130,13 @@ export class LasWaiting {
       shape.walkKey = null;
       moved.add(shape);
       const outcome = tryJob(view, shape.queue, shape.dead);
-      if (outcome === 'failed') {
+      if (outcome === 'failed' || outcome === 'blocked') {
         if (!shape.dead && shape.identical && complete) {
           shape.dead = true;
           this.deadClasses.add(shape);
         }
         if (shape.dead && !canPreempt(shape.queue)) moved.delete(shape);
+        else if (outcome === 'blocked') blocked.push(shape);
         else sleeping.push(shape);
         continue;
       }
@@ -137,6 +149,7 @@ export class LasWaiting {
           if (other !== shape && other.walkKey === null) this.enterAfter(other, key);
         }
         this.deadClasses.clear();
+        for (const other of blocked.splice(0)) this.enterAfter(other, key);
       }
       this.enterAfter(shape, key);
       // Capacity changed: sleeping classes resume at their first job after this one.
@@ -165,9 +178,11 @@ export class LasWaiting {
   private reviveGrown(cluster: ClusterView): void {
     const mark = cluster.growthCount;
     if (mark === this.growthMark) return;
-    const grown = [...new Set(cluster.grownNodesSince(this.growthMark))].filter((i) => cluster.schedulable(i));
+    const since = this.growthMark;
     this.growthMark = mark;
-    if (grown.length === 0 || this.deadClasses.size === 0) return;
+    if (this.deadClasses.size === 0) return;
+    const grown = [...new Set(cluster.grownNodesSince(since))].filter((i) => cluster.schedulable(i));
+    if (grown.length === 0) return;
     const scratch = new CapacityScratch(cluster);
     for (const shape of this.deadClasses) {
       const { gpuTypes } = shape.example;
@@ -188,11 +203,11 @@ export class LasWaiting {
       signature = shapeSignature(view.request);
       signatures.set(view.request, signature);
     }
-    const name = `${queue}#${signature}`;
-    let shape = this.classes.get(name);
+    const classes = (this.classes[queue] ??= new Map<string, LasClass>());
+    let shape = classes.get(signature);
     if (!shape) {
       shape = { queue, signature, jobs: new BTree<LasKey, JobView>(undefined, compareLasKeys), identical: identicalReplicas(view.request), example: view.request, walkKey: null, dead: false };
-      this.classes.set(name, shape);
+      classes.set(signature, shape);
     }
     const key: LasKey = { queue, submitS: view.request.submitS, id: view.request.id };
     shape.jobs.set(key, view);
@@ -214,7 +229,7 @@ export class LasWaiting {
     if (shape.jobs.size === 0) {
       this.deadClasses.delete(shape);
       shape.dead = false;
-      this.classes.delete(`${shape.queue}#${shape.signature}`);
+      this.classes[shape.queue]!.delete(shape.signature);
     }
   }
 }

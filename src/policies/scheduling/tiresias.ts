@@ -2,7 +2,7 @@ import { InvariantError } from '../../errors.js';
 import type { TaskPlacement } from '../../model/allocation.js';
 import { GPU_MILLI } from '../../model/cluster-spec.js';
 import { ReplayScratch } from '../plan-scratch.js';
-import { requestedGpus } from '../../model/job-spec.js';
+import { requestedGpus, type JobRequest } from '../../model/job-spec.js';
 import { GangCount } from './gang-count.js';
 import { queueOf } from './las-order.js';
 import { LasRunning, type RunningLas } from './las-running.js';
@@ -103,6 +103,8 @@ class TiresiasState {
   readonly waiting: LasWaiting;
   readonly running: LasRunning;
   private seeded = false;
+  /** The jobs `sync` took in so far in this pass. */
+  private readonly seen = new Set<JobView>();
 
   constructor(
     readonly thresholdsGpuS: readonly number[],
@@ -124,12 +126,17 @@ class TiresiasState {
       for (const view of context.running) this.running.update(view, cluster, nowS);
       this.seeded = true;
     }
+    // A job is taken in once as it stands now, though it may be in several lists (a preempted job was stopped and queued).
+    const seen = this.seen;
     for (const list of [changes.queued, changes.started, changes.stopped, changes.resized]) {
       for (const view of list) {
+        if (seen.has(view)) continue;
+        seen.add(view);
         this.waiting.update(view);
         this.running.update(view, cluster, nowS);
       }
     }
+    seen.clear();
     this.running.demoteDue(cluster, nowS);
     if (this.promoteKnob > 0) {
       this.waiting.promoteDue(
@@ -163,35 +170,43 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
   if (state.waiting.size === 0) return [];
   let plan: ReplayScratch | null = null;
   const preempted = new Set<RunningLas>();
+  // Per queue: the jobs preempted in this pass and the GPU slots they held.
+  const preemptedJobs = new Array<number>(state.thresholdsGpuS.length + 1).fill(0);
   const preemptedSlots = new Array<number>(state.thresholdsGpuS.length + 1).fill(0);
+  const below = (perQueue: readonly number[], queue: number): number => {
+    let total = 0;
+    for (let q = queue + 1; q < perQueue.length; q++) total += perQueue[q]!;
+    return total;
+  };
   const preemptions: SchedulingAction[] = [];
   const starts: SchedulingAction[] = [];
-  const canPreempt = (queue: number): boolean => {
-    if (!state.running.anyBelow(queue)) return false;
-    if (preempted.size === 0) return true;
-    for (const victim of state.running.lowestFirst(queue)) if (!preempted.has(victim)) return true;
-    return false;
-  };
+  // The jobs preempted in this pass still run (and are indexed) until the sim applies the plan.
+  const canPreempt = (queue: number): boolean => state.running.countBelow(queue) > below(preemptedJobs, queue);
+  // Whole GPUs free, or held by jobs of queues below `queue` not preempted yet: an upper bound on a
+  // gang of that queue that may start, which only shrinks until the pass preempts a job.
+  const roomBelow = (queue: number): number =>
+    (plan === null ? context.cluster.schedulableFreeWholeGpus : plan.scratch.freeWholeGpusTotal) + state.running.slotsBelow(queue) - below(preemptedSlots, queue);
+  const mayPreemptFor = (queue: number, request: JobRequest): boolean => canPreempt(queue) && wholeGpusAsked(request) <= roomBelow(queue);
   const tryJob = (view: JobView, queue: number, placementFails: boolean): LasOutcome => {
+    // No placement has more whole GPUs than the free ones, nor preempting more than the ones held below.
+    if (wholeGpusAsked(view.request) > roomBelow(queue)) return 'blocked';
     plan ??= new ReplayScratch(context);
     const request = placementRequestOf(view.request);
     let tasks = placementFails ? null : plan.place(request);
     let outcome: LasOutcome = 'started';
     if (tasks === null) {
-      const slotsFreeable = state.running.slotsBelow(queue) - preemptedSlots.slice(queue + 1).reduce((a, b) => a + b, 0);
-      if (wholeGpusOf(request) > plan.scratch.freeWholeGpusTotal + slotsFreeable) return 'failed';
-      const eligible = (function* () {
-        for (const victim of state.running.lowestFirst(queue)) if (!preempted.has(victim)) yield victim;
-      })();
-      const chosen = victimsFor(plan, context, eligible, request);
-      if (chosen === null) return 'failed';
+      const count = GangCount.of(plan.scratch, context.placement, request);
+      const chosen = victimsFor(plan, context, state.running, queue, preempted, request, count);
+      // Counted exactly, a gang that does not fit with every candidate preempted cannot while the free capacity shrinks.
+      if (chosen === null) return count === null ? 'failed' : 'blocked';
       const committed: ReplayScratch = plan.fork();
-      for (const victim of chosen) committed.unreserve(context.cluster.tasksOf(victim.view.request.id) ?? []);
+      for (const tasksHeld of chosen.tasks) committed.unreserve(tasksHeld);
       tasks = committed.place(request);
       if (tasks === null) throw new InvariantError(`tiresias: job ${view.request.id} no longer fits after preemptions`);
       plan = committed;
-      for (const victim of chosen) {
+      for (const victim of chosen.victims) {
         preempted.add(victim);
+        preemptedJobs[victim.key.queue]!++;
         preemptedSlots[victim.key.queue]! += victim.gpuSlots;
         preemptions.push({ kind: 'preempt', jobId: victim.view.request.id });
       }
@@ -202,14 +217,14 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
     if (promotion && promotion.anchorS === null) promotion.anchorS = context.nowS;
     return outcome;
   };
-  state.waiting.walk(context.cluster, context.placement.completeForIdentical === true, canPreempt, tryJob);
+  state.waiting.walk(context.cluster, context.placement.completeForIdentical === true, canPreempt, mayPreemptFor, tryJob);
   return [...preemptions, ...starts];
 }
 
-/** Whole GPUs a gang asks for (replicas of shared GPUs count none). */
-function wholeGpusOf(request: PlacementRequest): number {
+/** Whole GPUs a job asks for at its requested size (replicas of shared GPUs count none). */
+function wholeGpusAsked(request: JobRequest): number {
   let gpus = 0;
-  for (const replica of request.replicas) if (replica.demand.gpuMilli >= GPU_MILLI) gpus += replica.demand.gpus;
+  for (const role of request.roles) if (role.demand.gpuMilli >= GPU_MILLI) gpus += role.replicas * role.demand.gpus;
   return gpus;
 }
 
@@ -226,57 +241,60 @@ function starved(view: JobView, serviceGpuS: number, promotion: Promotion | unde
   return waitedS >= knob * executedS;
 }
 
+/** Running jobs chosen for preemption, lowest priority first, and the tasks each holds. */
+interface Victims {
+  readonly victims: readonly RunningLas[];
+  readonly tasks: readonly (readonly TaskPlacement[])[];
+}
+
 /**
- * The running jobs to preempt so that `request` fits: taken in the given order (lowest priority
- * first) until it fits, then pruned of any whose capacity it does not need. Null when even all do
- * not free enough. Whether the gang fits is counted node by node where that is exact (see
- * {@link GangCount}), else tried by placing on a copy of the plan.
+ * The running jobs to preempt so that `request` fits: those of queues below `queue` not preempted
+ * yet, taken lowest priority first until it fits, then pruned of any whose capacity it does not
+ * need (the highest-priority ones first). Null when even all do not free enough. Whether the gang
+ * fits is counted node by node where that is exact (`count`, see {@link GangCount}), else tried by
+ * placing on a copy of the plan.
  */
 function victimsFor(
   plan: ReplayScratch,
   context: SchedulingContext,
-  eligible: Iterable<RunningLas>,
+  running: LasRunning,
+  queue: number,
+  preempted: ReadonlySet<RunningLas>,
   request: PlacementRequest,
-): RunningLas[] | null {
-  const held = new Map<RunningLas, readonly TaskPlacement[]>();
-  const tasksOf = (victim: RunningLas): readonly TaskPlacement[] => {
-    let tasks = held.get(victim);
-    if (tasks === undefined) {
-      tasks = context.cluster.tasksOf(victim.view.request.id) ?? [];
-      held.set(victim, tasks);
-    }
-    return tasks;
-  };
-  const count = GangCount.of(plan.scratch, context.placement, request);
+  count: GangCount | null,
+): Victims | null {
   let trial: ReplayScratch | null = null;
   const chosen: RunningLas[] = [];
+  const held: (readonly TaskPlacement[])[] = [];
   let fits = false;
-  for (const victim of eligible) {
+  running.visitLowestFirst(queue, (victim) => {
+    if (preempted.has(victim)) return false;
+    const tasks = context.cluster.tasksOf(victim.view.request.id) ?? [];
     chosen.push(victim);
+    held.push(tasks);
     if (count !== null) {
-      count.give(tasksOf(victim));
+      count.give(tasks);
       fits = count.fits();
     } else {
       trial ??= plan.fork();
-      trial.unreserve(tasksOf(victim));
+      trial.unreserve(tasks);
       fits = trial.place(request) !== null;
     }
-    if (fits) break;
-  }
+    return fits;
+  });
   if (!fits) return null;
   // Spare the higher-priority victims first when the job fits without them.
-  let needed = chosen;
-  for (const victim of [...chosen].reverse()) {
-    const without = needed.filter((v) => v !== victim);
+  const kept = new Array<boolean>(chosen.length).fill(true);
+  for (let i = chosen.length - 1; i >= 0; i--) {
     if (count !== null) {
-      if (!count.fitsWithout(tasksOf(victim))) continue;
-      count.take(tasksOf(victim));
-      needed = without;
+      if (!count.fitsWithout(held[i]!)) continue;
+      count.take(held[i]!);
+      kept[i] = false;
       continue;
     }
     const check = plan.fork();
-    for (const v of without) check.unreserve(tasksOf(v));
-    if (check.place(request) !== null) needed = without;
+    for (let j = 0; j < chosen.length; j++) if (kept[j] && j !== i) check.unreserve(held[j]!);
+    if (check.place(request) !== null) kept[i] = false;
   }
-  return needed;
+  return { victims: chosen.filter((_, i) => kept[i]), tasks: held.filter((_, i) => kept[i]) };
 }
