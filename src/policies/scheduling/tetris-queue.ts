@@ -1,23 +1,16 @@
 import type { TaskPlacement } from '../../model/allocation.js';
+import { BTree, compareNumberLists, type BTreeOf } from '../../model/btree.js';
 import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobRequest, ReplicaDemand, Role } from '../../model/job-spec.js';
-import { minFreeGpuMilli } from '../placement/pack.js';
 import { nodeAllows } from '../placement/node-filter.js';
-import {
-  placementRequestOf,
-  type OracleJobView,
-  type PlacementPolicy,
-  type PlacementRequest,
-  type QueueChanges,
-  type SchedulingAction,
-  type SchedulingContext,
-} from '../types.js';
+import { InvariantError } from '../../errors.js';
+import { placementRequestOf, type OracleJobView, type PlacementPolicy, type PlacementRequest, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 import { oracleRemainingS } from './sjf.js';
-import { alignment } from './tetris-alignment.js';
+import { gangCandidates, NO_CANDIDATES, reserveTrial, singleCandidates, singleCandidatesAfter, type Candidates } from './tetris-candidates.js';
 
-/** Queued jobs that ask for the same replicas (roles, demands, GPU models and kind): they score alike on every node. */
-interface TetrisClass {
+/** Queued jobs that ask for the same replicas (roles, demands, GPU models and kind): they fit and score alike on every machine. */
+export interface TetrisClass {
   readonly signature: string;
   /** The placement request of the class's first job (gang trials: jobs of a class place alike). */
   readonly request: PlacementRequest;
@@ -27,43 +20,67 @@ interface TetrisClass {
   readonly gang: boolean;
   /** All replicas ask for the same resources. */
   readonly identical: boolean;
-  /** Its jobs, with their oracle remaining seconds (fixed while a job waits). */
-  readonly jobs: Map<OracleJobView, number>;
+  /** Its jobs by [remaining work in whole milliseconds, queue position]: the first is the one a round would start. */
+  readonly jobs: BTreeOf<readonly number[], OracleJobView>;
+  /** Its jobs' remaining work summed, whole milliseconds (an exact integer, whatever order jobs came and went in). */
+  remainingMs: number;
   /** No candidate on the free capacity it last saw, which has only shrunk since. */
   dead: boolean;
 }
 
-/** A queued job in a pass, with its class and remaining seconds. */
-interface Pending {
-  readonly job: OracleJobView;
-  readonly shape: TetrisClass;
-  readonly remainingS: number;
+/** Orders class signatures (the order the round's sums run in). */
+export function compareSignatures(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A queued job's remaining work as Tetris counts it: oracle remaining seconds, in whole milliseconds. */
+export function remainingMsOf(job: OracleJobView): number {
+  return Math.round(oracleRemainingS(job) * 1000);
 }
 
 /**
- * Tetris's queue, kept up to date from the queue's changes, so that a pass scores only the pairs
- * that fit (REFERENCE §6). A round scores every (queued job, machine) pair that fits; a pair that
- * does not fit adds nothing to the round's sums nor to its choice, so a round that looks only at the
- * fitting pairs, in the same order (queue order, then node order), picks the same pair with the
- * same floating-point sums. Jobs asking for the same replicas form a class: they fit the same
- * machines with the same alignment. A class with no fitting pair cannot fit again while the free
- * capacity only shrinks (a single replica fits no node; a gang of identical replicas under a
- * placement complete for them has no arrangement), so it is dead until a node it could use gains
- * capacity (the cluster logs every node whose free capacity grows); any other gang that failed is
- * retried at the next pass. Machines that fit a single replica are read from the fit index, not
- * scanned. A pass costs the fitting pairs of its rounds and the classes it tries.
+ * Tetris's queue, kept by request class from the queue's changes, and its passes over a bounded
+ * candidate set (REFERENCE §6 and `createTetris`). A round scores each live class on its candidate
+ * machines: for a single replica the `candidateMachines` machines it fits with the most free GPU
+ * capacity (read from the fit index), for a gang the machine its placement's trial starts on.
+ *
+ * The round's rule, which a plain reference implementation in the tests also follows:
+ * - pairs: every queued job of a class with every candidate machine of its class;
+ * - e = (sum of alignments over the pairs) / (sum of remaining seconds over the pairs), the sums
+ *   taken class by class in signature order (a class adds jobs x its alignment sum, and candidates
+ *   x its remaining milliseconds, an exact integer sum);
+ * - a class's pick is its job with the least remaining work (earlier in the queue on ties) on its
+ *   best-aligned candidate (lower node index on ties), scoring alignment - e x remaining seconds;
+ *   the round starts the best pick (earlier in the queue on ties);
+ * - a gang keeps its trial through the pass until a start uses one of the trial's machines (the
+ *   trial stays feasible meanwhile), and starts as it was tried; a gang whose trial fails is not
+ *   tried again in the pass.
+ *
+ * Capacity only shrinks within a pass, so a start changes a class's candidates only when it used
+ * one of them (a machine outside the set only falls further below it): only those classes are
+ * scored again. A class with no candidate cannot fit again while the free capacity only shrinks (a
+ * single replica fits no machine; a gang of identical replicas under a placement complete for them
+ * has no arrangement), so it is dead until a node it could use gains capacity (the cluster logs
+ * every node whose free capacity grows); any other gang that failed is retried at the next pass.
+ * A round costs the live classes plus the candidates of the classes its start touched, not the
+ * queue's jobs nor the cluster's machines.
  */
 export class TetrisQueue {
   private readonly classes = new Map<string, TetrisClass>();
-  private readonly classOf = new Map<OracleJobView, TetrisClass>();
+  private readonly placeOf = new Map<OracleJobView, { readonly shape: TetrisClass; readonly key: readonly number[] }>();
+  /** Classes with jobs that are not dead, by signature. */
+  private readonly live: BTreeOf<string, TetrisClass> = new BTree<string, TetrisClass>(undefined, compareSignatures);
   private readonly deadClasses = new Set<TetrisClass>();
   private seeded = false;
   /** The cluster's growth mark when dead classes were last revisited. */
   private growthMark = 0;
 
+  /** @param candidateMachines how many machines a single replica is scored on per round (the bound) */
+  constructor(private readonly candidateMachines: number) {}
+
   /** Jobs in the queue. */
   get size(): number {
-    return this.classOf.size;
+    return this.placeOf.size;
   }
 
   /** Takes in what changed in the queue: jobs now queued join their class, others leave. */
@@ -76,7 +93,7 @@ export class TetrisQueue {
     }
   }
 
-  /** One Tetris pass: rounds of the best fitting pair until nothing fits. */
+  /** One Tetris pass: rounds of the best pick over the bounded candidates until nothing fits. */
   pass(context: SchedulingContext<OracleJobView>): SchedulingAction[] {
     if (!this.seeded) {
       // The first pass reads the whole queue (a policy made mid-run, or handed a queue directly); later ones only the changes.
@@ -86,38 +103,34 @@ export class TetrisQueue {
     this.sync(context.changes);
     this.reviveGrown(context.cluster);
     const actions: SchedulingAction[] = [];
-    let live = [...this.classes.values()].filter((shape) => !shape.dead);
-    if (live.length === 0) return actions;
+    if (this.live.size === 0) return actions;
     const scratch = context.scratch();
     const complete = context.placement.completeForIdentical === true;
-    let pending: Pending[] | null = null;
-    // Each single-replica class's fitting machines, kept through the pass: a start changes only the machines it used.
-    const kept = new Map<TetrisClass, Scores>();
-    let touched: readonly number[] = [];
+    const round = new Round(scratch, context.placement, this.candidateMachines);
+    // The pass's classes in signature order; a class leaves it when it has no candidate or no job.
+    let inPass = this.live.valuesArray();
+    for (const shape of inPass) round.score(shape);
     for (;;) {
-      const fitting = new Map<TetrisClass, Scores>();
-      for (const shape of live) {
-        let scores: Scores;
-        if (shape.gang) scores = gangScores(scratch, context.placement, shape);
-        else {
-          const before = kept.get(shape);
-          scores = before === undefined ? singleScores(scratch, shape) : rescore(scratch, shape, before, touched);
-          kept.set(shape, scores);
-        }
-        if (scores.nodes.length > 0) fitting.set(shape, scores);
-        else if (!shape.gang || (shape.identical && complete)) this.markDead(shape);
+      let dropped = false;
+      for (const shape of inPass) {
+        if (round.candidatesOf(shape).nodes.length > 0) continue;
+        dropped = true;
+        if (!shape.gang || (shape.identical && complete)) this.markDead(shape);
       }
-      // Classes without a fitting pair cannot fit later in this pass either: capacity only shrinks.
-      live = live.filter((shape) => fitting.has(shape));
-      if (live.length === 0) break;
-      pending = pending === null ? pendingInQueueOrder(live) : pending.filter((p) => fitting.has(p.shape));
-      const best = bestPair(pending, fitting);
-      const tasks = placeChosen(scratch, context.placement, best.pending, best.nodeIndex);
-      touched = tasks === null ? [] : [...new Set(tasks.map((task) => task.nodeIndex))];
-      pending = pending.filter((p) => p !== best.pending);
-      this.remove(best.pending.job);
-      if (best.pending.shape.jobs.size === 0) live = live.filter((shape) => shape !== best.pending.shape);
-      if (tasks !== null) actions.push({ kind: 'start', jobId: best.pending.job.request.id, tasks });
+      // Classes without a candidate cannot fit later in this pass either: capacity only shrinks (a failed gang is not tried again).
+      if (dropped) inPass = inPass.filter((shape) => round.candidatesOf(shape).nodes.length > 0);
+      if (inPass.length === 0) break;
+      const chosen = round.best(inPass);
+      const job = chosen.jobs.get(chosen.jobs.minKey()!)!;
+      const candidates = round.candidatesOf(chosen);
+      const tasks = chosen.gang ? reserveTrial(scratch, candidates.trial!) : [reserveSingle(scratch, chosen, candidates.nodes[candidates.bestAt]!)];
+      actions.push({ kind: 'start', jobId: job.request.id, tasks });
+      this.remove(job);
+      if (chosen.jobs.size === 0) {
+        round.forget(chosen);
+        inPass = inPass.filter((shape) => shape !== chosen);
+      }
+      round.touch(tasks);
     }
     return actions;
   }
@@ -130,20 +143,28 @@ export class TetrisQueue {
       const replicas = request.replicas;
       const head = replicas[0];
       const identical = replicas.every((r) => sameDemand(r.demand, head!.demand));
-      shape = { signature, request, first: head ?? null, gang: replicas.length > 1, identical, jobs: new Map(), dead: false };
+      const jobs = new BTree<readonly number[], OracleJobView>(undefined, compareNumberLists);
+      shape = { signature, request, first: head ?? null, gang: replicas.length > 1, identical, jobs, remainingMs: 0, dead: false };
       this.classes.set(signature, shape);
+      this.live.set(signature, shape);
     }
-    shape.jobs.set(job, oracleRemainingS(job));
-    this.classOf.set(job, shape);
+    const remainingMs = remainingMsOf(job);
+    const key = [remainingMs, job.queuePosition];
+    shape.jobs.set(key, job);
+    shape.remainingMs += remainingMs;
+    this.placeOf.set(job, { shape, key });
   }
 
   private remove(job: OracleJobView): void {
-    const shape = this.classOf.get(job);
-    if (!shape) return;
-    this.classOf.delete(job);
-    shape.jobs.delete(job);
+    const place = this.placeOf.get(job);
+    if (!place) return;
+    const { shape, key } = place;
+    this.placeOf.delete(job);
+    shape.jobs.delete(key);
+    shape.remainingMs -= key[0]!;
     if (shape.jobs.size === 0) {
       this.deadClasses.delete(shape);
+      this.live.delete(shape.signature);
       this.classes.delete(shape.signature);
     }
   }
@@ -151,6 +172,7 @@ export class TetrisQueue {
   private markDead(shape: TetrisClass): void {
     shape.dead = true;
     this.deadClasses.add(shape);
+    this.live.delete(shape.signature);
   }
 
   /** Dead classes come back when a node they could use gained capacity since they were last checked. */
@@ -167,131 +189,124 @@ export class TetrisQueue {
       if (!fitsSomewhere) continue;
       shape.dead = false;
       this.deadClasses.delete(shape);
+      this.live.set(shape.signature, shape);
     }
   }
-}
-
-/** The machines a class fits, in node order, and its alignment with each. */
-interface Scores {
-  readonly nodes: number[];
-  readonly alignments: number[];
-}
-
-/** True when one replica of the class fits the machine now. */
-function singleFits(scratch: CapacityScratch, shape: TetrisClass, nodeIndex: number): boolean {
-  const { demand } = shape.first!;
-  return nodeAllows(scratch.nodes[nodeIndex]!, demand, shape.request.gpuTypes) && scratch.fitCount(nodeIndex, demand) >= 1;
-}
-
-/** Every machine a single replica of the class fits now, in node order, with its alignment. */
-function singleScores(scratch: CapacityScratch, shape: TetrisClass): Scores {
-  const scores: Scores = { nodes: [], alignments: [] };
-  const first = shape.first;
-  if (first === null) return scores;
-  const { demand } = first;
-  const consider = (i: number): void => {
-    if (singleFits(scratch, shape, i)) scores.nodes.push(i);
-  };
-  if (scratch.indexed) {
-    scratch.forEachWithFree(scratch.fitGroups(demand.gpus > 0, shape.request.gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, consider);
-    scores.nodes.sort((a, b) => a - b);
-  } else {
-    for (let i = 0; i < scratch.nodes.length; i++) consider(i);
-  }
-  for (const i of scores.nodes) scores.alignments.push(alignment(scratch.nodes[i]!, scratch.free(i), demand));
-  return scores;
 }
 
 /**
- * The class's scores after a start that used the `touched` machines (capacity only shrank, so a
- * machine can only leave the list or change its alignment; the others keep theirs).
+ * The candidates of the pass's classes, kept from round to round: a start makes only the classes
+ * that had a candidate (or a gang trial's machine) among the machines it used score again.
  */
-function rescore(scratch: CapacityScratch, shape: TetrisClass, scores: Scores, touched: readonly number[]): Scores {
-  const { demand } = shape.first!;
-  for (const nodeIndex of touched) {
-    const at = indexOf(scores.nodes, nodeIndex);
-    if (at < 0) continue;
-    if (singleFits(scratch, shape, nodeIndex)) scores.alignments[at] = alignment(scratch.nodes[nodeIndex]!, scratch.free(nodeIndex), demand);
-    else {
-      scores.nodes.splice(at, 1);
-      scores.alignments.splice(at, 1);
+class Round {
+  private readonly candidates = new Map<TetrisClass, Candidates>();
+  /** The classes each machine is a candidate of (for a gang: a machine of its trial). */
+  private readonly watchers = new Map<number, Set<TetrisClass>>();
+
+  constructor(
+    private readonly scratch: CapacityScratch,
+    private readonly placement: PlacementPolicy,
+    private readonly bound: number,
+  ) {}
+
+  candidatesOf(shape: TetrisClass): Candidates {
+    return this.candidates.get(shape) ?? NO_CANDIDATES;
+  }
+
+  /** Scores the class on its candidates now. */
+  score(shape: TetrisClass): void {
+    let candidates: Candidates;
+    if (shape.first === null) candidates = NO_CANDIDATES;
+    else if (shape.gang) candidates = gangCandidates(this.scratch, this.placement, shape.request);
+    else candidates = singleCandidates(this.scratch, shape.first.demand, shape.request.gpuTypes, this.bound);
+    this.watch(shape, candidates);
+  }
+
+  /** Sets the class's candidates and the machines it watches. */
+  private watch(shape: TetrisClass, candidates: Candidates): void {
+    this.forget(shape);
+    this.candidates.set(shape, candidates);
+    for (const i of watchedNodes(candidates)) {
+      let set = this.watchers.get(i);
+      if (set === undefined) this.watchers.set(i, (set = new Set()));
+      set.add(shape);
     }
   }
-  return scores;
-}
 
-/** Position of `value` in an ascending list, or -1. */
-function indexOf(sorted: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = sorted[mid]!;
-    if (v === value) return mid;
-    if (v < value) lo = mid + 1;
-    else hi = mid - 1;
+  /** Drops the class's candidates (it left the pass). */
+  forget(shape: TetrisClass): void {
+    const before = this.candidates.get(shape);
+    if (before === undefined) return;
+    this.candidates.delete(shape);
+    for (const i of watchedNodes(before)) this.watchers.get(i)?.delete(shape);
   }
-  return -1;
-}
 
-/** A gang is one task: the machine its first replica would start on, as the placement policy would place it (nothing stays reserved). */
-function gangScores(scratch: CapacityScratch, placement: PlacementPolicy, shape: TetrisClass): Scores {
-  const trial = placement.place(scratch, shape.request);
-  if (trial === null) return { nodes: [], alignments: [] };
-  scratch.unreserve(trial);
-  const nodeIndex = trial[0]!.nodeIndex;
-  return { nodes: [nodeIndex], alignments: [alignment(scratch.nodes[nodeIndex]!, scratch.free(nodeIndex), shape.first!.demand)] };
-}
-
-/** The jobs of the classes, in queue order. */
-function pendingInQueueOrder(shapes: readonly TetrisClass[]): Pending[] {
-  const pending: Pending[] = [];
-  for (const shape of shapes) for (const [job, remainingS] of shape.jobs) pending.push({ job, shape, remainingS });
-  return pending.sort((a, b) => a.job.queuePosition - b.job.queuePosition);
-}
-
-/**
- * The pair with the highest alignment - e x remainingS, e scaling the second term's mean over the
- * round's pairs to the first's; the sums and the ties (earlier in the queue, then lower node index)
- * run over the pairs in queue order, then node order.
- */
-function bestPair(pending: readonly Pending[], fitting: ReadonlyMap<TetrisClass, Scores>): { pending: Pending; nodeIndex: number } {
-  let alignmentSum = 0;
-  let remainingSum = 0;
-  for (const p of pending) {
-    const alignments = fitting.get(p.shape)!.alignments;
-    const remainingS = p.remainingS;
-    for (let k = 0; k < alignments.length; k++) {
-      alignmentSum += alignments[k]!;
-      remainingSum += remainingS;
-    }
-  }
-  const e = remainingSum > 0 ? alignmentSum / remainingSum : 0;
-  let best = pending[0]!;
-  let bestAt = 0;
-  let bestScore = -Infinity;
-  for (const p of pending) {
-    const alignments = fitting.get(p.shape)!.alignments;
-    const penalty = e * p.remainingS;
-    for (let k = 0; k < alignments.length; k++) {
-      const value = alignments[k]! - penalty;
-      if (value > bestScore) {
-        best = p;
-        bestAt = k;
-        bestScore = value;
+  /**
+   * After a start on `tasks`' machines: updates the classes that had one of them among their
+   * candidates (a single replica keeps its set while the machine stays above the set's next one;
+   * a gang is tried again).
+   */
+  touch(tasks: readonly TaskPlacement[]): void {
+    const gangs = new Set<TetrisClass>();
+    for (const nodeIndex of new Set(tasks.map((task) => task.nodeIndex))) {
+      const watching = this.watchers.get(nodeIndex);
+      if (watching === undefined) continue;
+      for (const shape of [...watching]) {
+        if (shape.gang) {
+          gangs.add(shape);
+          continue;
+        }
+        const before = this.candidates.get(shape)!;
+        const { demand } = shape.first!;
+        const after = singleCandidatesAfter(this.scratch, before, nodeIndex, demand, shape.request.gpuTypes, this.bound);
+        if (after.nodes === before.nodes) this.candidates.set(shape, after);
+        else this.watch(shape, after);
       }
     }
+    for (const shape of gangs) this.score(shape);
   }
-  return { pending: best, nodeIndex: fitting.get(best.shape)!.nodes[bestAt]! };
+
+  /**
+   * The class whose pick scores highest: alignment - e x remaining seconds, e making the second
+   * term's mean over the round's pairs equal the first's (sums in the classes' order).
+   */
+  best(shapes: readonly TetrisClass[]): TetrisClass {
+    let alignmentSum = 0;
+    let remainingMs = 0;
+    for (const shape of shapes) {
+      const candidates = this.candidates.get(shape)!;
+      alignmentSum += shape.jobs.size * candidates.alignmentSum;
+      remainingMs += candidates.nodes.length * shape.remainingMs;
+    }
+    const e = remainingMs > 0 ? alignmentSum / (remainingMs / 1000) : 0;
+    let best = shapes[0]!;
+    let bestScore = -Infinity;
+    let bestPosition = Infinity;
+    for (const shape of shapes) {
+      const candidates = this.candidates.get(shape)!;
+      const [jobMs, position] = shape.jobs.minKey()!;
+      const score = candidates.alignments[candidates.bestAt]! - e * (jobMs! / 1000);
+      if (score > bestScore || (score === bestScore && position! < bestPosition)) {
+        best = shape;
+        bestScore = score;
+        bestPosition = position!;
+      }
+    }
+    return best;
+  }
 }
 
-/** Reserves the chosen pair: a single replica on its machine, a gang through the placement policy. */
-function placeChosen(scratch: CapacityScratch, placement: PlacementPolicy, chosen: Pending, nodeIndex: number): TaskPlacement[] | null {
-  const { request } = chosen.job;
-  if (chosen.shape.gang) return placement.place(scratch, placementRequestOf(request));
-  const replica = chosen.shape.first!;
-  const task = scratch.reserve(nodeIndex, replica.role, replica.demand);
-  return task === null ? null : [task];
+/** The machines whose use by a start changes these candidates: the candidates, or a gang trial's machines. */
+function watchedNodes(candidates: Candidates): readonly number[] {
+  return candidates.trial === null ? candidates.nodes : [...new Set(candidates.trial.map((task) => task.nodeIndex))];
+}
+
+/** Reserves one replica of the class on the machine (a candidate: it fits). */
+function reserveSingle(scratch: CapacityScratch, shape: TetrisClass, nodeIndex: number): TaskPlacement {
+  const { role, demand } = shape.first!;
+  const task = scratch.reserve(nodeIndex, role, demand);
+  if (task === null) throw new InvariantError(`tetris: a candidate machine (node ${nodeIndex}) does not take the replica it was scored for`);
+  return task;
 }
 
 function sameDemand(a: ReplicaDemand, b: ReplicaDemand): boolean {
@@ -299,7 +314,7 @@ function sameDemand(a: ReplicaDemand, b: ReplicaDemand): boolean {
 }
 
 /** What a job asks for, as a string: jobs with the same one score and place alike. */
-function shapeSignature(request: JobRequest): string {
+export function shapeSignature(request: JobRequest): string {
   let signature = `${request.kind}|${request.gpuTypes.join(',')}`;
   for (const role of request.roles) {
     const d = role.demand;
