@@ -79,7 +79,7 @@ describe('tetris: a pass over bounded candidates of request classes', () => {
       let started = 0;
       let passedOver = 0;
       fc.assert(
-        fc.property(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 4 }), fc.array(stepArb, { minLength: 1, maxLength: 40 }), (nodeCount, bound, steps) => {
+        fc.property(fc.integer({ min: 1, max: 16 }), fc.integer({ min: 1, max: 3 }), fc.array(stepArb, { minLength: 1, maxLength: 40 }), (nodeCount, bound, steps) => {
           const cluster = new ClusterState({ nodes: nodes(nodeCount) });
           const policy = createTetris({ candidateMachines: bound });
           const queued: JobRuntime[] = [];
@@ -142,7 +142,7 @@ describe('tetris: a pass over bounded candidates of request classes', () => {
             }
           }
         }),
-        { numRuns: 200 },
+        { numRuns: 300 },
       );
       // The runs start many jobs (the property is not about empty passes), and the bound often leaves fitting machines out.
       expect(started).toBeGreaterThan(200);

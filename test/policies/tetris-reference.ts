@@ -17,6 +17,10 @@ interface RefClass {
   readonly request: PlacementRequest;
   readonly jobs: RefJob[];
   trial: TaskPlacement[] | null | undefined;
+  /** The trial no longer fits: its last alignment stands, and the gang is placed anew when picked. */
+  stale: boolean;
+  /** The trial's alignment when it last fitted. */
+  lastAlignment: number;
 }
 
 /** A class's candidate machines this round (node order) and its alignment with each. */
@@ -27,10 +31,13 @@ interface RefCandidates {
 
 /**
  * Bounded Tetris written plainly, with no state between passes: each round groups the queue by
- * signature, finds every single replica's candidates by scanning all machines and sorting the ones
- * it fits by free GPU capacity, then free CPU, then node index (descending) and taking `bound`,
+ * signature, finds every single replica's candidates by scanning all machines, sorting the ones it
+ * fits in each GPU group (GPU model, '' without GPUs) by free GPU capacity, then free CPU, then node
+ * index (descending) and taking `bound` of each group,
  * sums the round's pairs class by class in signature order, and starts the best pick. A gang is
- * tried once and tried again only after a start used one of its trial's machines.
+ * tried once and keeps its trial while the trial's tasks can all be reserved again; after that it
+ * keeps the trial's last alignment and is placed anew when picked; a gang whose placement fails is
+ * not tried again in the pass.
  */
 export function tetrisBoundedReference(context: SchedulingContext<OracleJobView>, bound: number): SchedulingAction[] {
   const scratch = context.scratch();
@@ -38,7 +45,7 @@ export function tetrisBoundedReference(context: SchedulingContext<OracleJobView>
   for (const job of context.queued) {
     const signature = shapeSignature(job.request);
     let shape = bySignature.get(signature);
-    if (!shape) bySignature.set(signature, (shape = { signature, request: placementRequestOf(job.request), jobs: [], trial: undefined }));
+    if (!shape) bySignature.set(signature, (shape = { signature, request: placementRequestOf(job.request), jobs: [], trial: undefined, stale: false, lastAlignment: 0 }));
     shape.jobs.push({ job, remainingMs: remainingMsOf(job) });
   }
   const classes = [...bySignature.values()].sort((a, b) => compareSignatures(a.signature, b.signature));
@@ -77,7 +84,14 @@ export function tetrisBoundedReference(context: SchedulingContext<OracleJobView>
     }
     const { shape, job, nodeIndex } = best!;
     const tasks: TaskPlacement[] = [];
-    if (shape.request.replicas.length > 1) {
+    if (shape.request.replicas.length > 1 && shape.stale) {
+      const placed = context.placement.place(scratch, shape.request);
+      if (placed === null) {
+        shape.trial = null;
+        continue;
+      }
+      tasks.push(...placed);
+    } else if (shape.request.replicas.length > 1) {
       for (const t of shape.trial!) tasks.push(scratch.reserve(t.nodeIndex, t.role, t.demand)!);
     } else {
       const replica = shape.request.replicas[0]!;
@@ -85,10 +99,6 @@ export function tetrisBoundedReference(context: SchedulingContext<OracleJobView>
     }
     actions.push({ kind: 'start', jobId: job.job.request.id, tasks });
     shape.jobs.splice(shape.jobs.indexOf(job), 1);
-    const used = new Set(tasks.map((t) => t.nodeIndex));
-    for (const other of classes) {
-      if (other.trial && other.trial.some((t) => used.has(t.nodeIndex))) other.trial = undefined;
-    }
   }
   return actions;
 }
@@ -104,13 +114,34 @@ function candidatesOf(scratch: CapacityScratch, context: SchedulingContext<Oracl
     }
     if (shape.trial === null) return { nodes: [], alignments: [] };
     const nodeIndex = shape.trial[0]!.nodeIndex;
-    return { nodes: [nodeIndex], alignments: [alignment(scratch.nodes[nodeIndex]!, scratch.free(nodeIndex), first.demand)] };
+    if (!shape.stale && !fitsNow(scratch, shape.trial)) shape.stale = true;
+    if (!shape.stale) shape.lastAlignment = alignment(scratch.nodes[nodeIndex]!, scratch.free(nodeIndex), first.demand);
+    return { nodes: [nodeIndex], alignments: [shape.lastAlignment] };
   }
-  const fitting: number[] = [];
+  const fittingByGroup = new Map<string, number[]>();
   for (let i = 0; i < scratch.nodes.length; i++) {
-    if (nodeAllows(scratch.nodes[i]!, first.demand, gpuTypes) && scratch.fitCount(i, first.demand) >= 1) fitting.push(i);
+    if (!nodeAllows(scratch.nodes[i]!, first.demand, gpuTypes) || scratch.fitCount(i, first.demand) < 1) continue;
+    const node = scratch.nodes[i]!;
+    const group = node.gpus > 0 && node.gpuType !== null ? node.gpuType : '';
+    fittingByGroup.set(group, [...(fittingByGroup.get(group) ?? []), i]);
   }
-  const byFree = fitting.sort((a, b) => scratch.freeGpuMilli(b) - scratch.freeGpuMilli(a) || scratch.freeCpuMilli(b) - scratch.freeCpuMilli(a) || b - a);
-  const nodes = byFree.slice(0, bound).sort((a, b) => a - b);
+  const nodes: number[] = [];
+  for (const fitting of fittingByGroup.values()) {
+    const byFree = fitting.sort((a, b) => scratch.freeGpuMilli(b) - scratch.freeGpuMilli(a) || scratch.freeCpuMilli(b) - scratch.freeCpuMilli(a) || b - a);
+    nodes.push(...byFree.slice(0, bound));
+  }
+  nodes.sort((a, b) => a - b);
   return { nodes, alignments: nodes.map((i) => alignment(scratch.nodes[i]!, scratch.free(i), first.demand)) };
+}
+
+/** True when the trial's tasks can all be reserved now, in order (given back at once). */
+function fitsNow(scratch: CapacityScratch, trial: readonly TaskPlacement[]): boolean {
+  const taken: TaskPlacement[] = [];
+  for (const t of trial) {
+    const task = scratch.reserve(t.nodeIndex, t.role, t.demand);
+    if (task === null) break;
+    taken.push(task);
+  }
+  scratch.unreserve(taken);
+  return taken.length === trial.length;
 }

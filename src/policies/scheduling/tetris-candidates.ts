@@ -4,35 +4,8 @@ import type { ReplicaDemand } from '../../model/job-spec.js';
 import { InvariantError } from '../../errors.js';
 import { nodeAllows } from '../placement/node-filter.js';
 import { minFreeGpuMilli } from '../placement/pack.js';
-import type { PlacementPolicy, PlacementRequest } from '../types.js';
-import { alignment } from './tetris-alignment.js';
-
-/**
- * The machines a request class is scored on in a round, in node order, with its alignment with
- * each: a single replica's bounded candidate set, or the one machine a gang's trial starts on.
- */
-export interface Candidates {
-  readonly nodes: readonly number[];
-  readonly alignments: readonly number[];
-  /** The alignments summed in node order (the class's share of the round's mean). */
-  readonly alignmentSum: number;
-  /** Position of the highest alignment (the lower node index on ties). */
-  readonly bestAt: number;
-  /** A gang's trial placement (still feasible while no start uses its nodes); null for a single replica. */
-  readonly trial: readonly TaskPlacement[] | null;
-  /**
-   * A single replica's next machine after its candidates when they were read (the first one it
-   * fits outside the set, as [free GPU, free CPU, index]), or null when it fit no other: no machine
-   * outside the set stands higher, as capacity only shrinks within a pass.
-   */
-  readonly next: FreeKey | null;
-}
-
-/** Where a machine stands among candidates: free GPU capacity (thousandths), free CPU (thousandths of a core), node index; higher first. */
-export type FreeKey = readonly [freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number];
-
-/** No machine: the class has nothing to score this round. */
-export const NO_CANDIDATES: Candidates = { nodes: [], alignments: [], alignmentSum: 0, bestAt: -1, trial: null, next: null };
+import { alignmentOn } from './tetris-alignment.js';
+import type { Descending } from './tetris-descending.js';
 
 /** True when one replica of `demand` (of a request allowed `gpuTypes`) fits the machine now. */
 export function replicaFits(scratch: CapacityScratch, demand: ReplicaDemand, gpuTypes: readonly string[], nodeIndex: number): boolean {
@@ -40,93 +13,192 @@ export function replicaFits(scratch: CapacityScratch, demand: ReplicaDemand, gpu
 }
 
 /**
- * A single replica's candidate machines: of the machines it fits, the `bound` first from the most
- * free GPU capacity down, then the most free CPU, then the higher node index (the fit index read
- * backwards), scored in node order. Reads the fit index until it has the next fitting machine after
- * them or the free GPU capacity falls below the replica's; an unindexed scratch is scanned and
- * sorted the same way.
+ * A single replica's candidate machines in a pass: in each GPU group it may use, the `bound`
+ * machines it fits standing highest there (most free GPU capacity, then free CPU, then the higher
+ * index), with the group's next machine it fits below them (its successor when a start pushes one
+ * of them down); all of them in node order with the replica's alignment with each. Kept up to date
+ * start by start: a start costs a class only the machines it used.
  */
-export function singleCandidates(scratch: CapacityScratch, demand: ReplicaDemand, gpuTypes: readonly string[], bound: number): Candidates {
-  let nodes: number[] = [];
-  const minGpuMilli = minFreeGpuMilli(demand);
-  if (scratch.indexed) {
-    scratch.forEachDescending(scratch.fitGroups(demand.gpus > 0, gpuTypes), ([gpuMilli], i) => {
-      if (gpuMilli < minGpuMilli) return true;
-      if (replicaFits(scratch, demand, gpuTypes, i)) nodes.push(i);
-      return nodes.length > bound;
-    });
-  } else {
-    for (let i = 0; i < scratch.nodes.length; i++) if (replicaFits(scratch, demand, gpuTypes, i)) nodes.push(i);
-    nodes.sort((a, b) => compareFreeKeys(freeKey(scratch, b), freeKey(scratch, a)));
-    nodes = nodes.slice(0, bound + 1);
+export class SingleCandidates {
+  /** The candidates of every group, in node order. */
+  readonly nodes: number[] = [];
+  readonly alignments: number[] = [];
+  /** The alignments summed in node order. */
+  alignmentSum = 0;
+  /** Position of the highest alignment (the lower node index on ties). */
+  bestAt = 0;
+  private readonly parts: GroupPart[];
+  private readonly minGpuMilli: number;
+
+  /** @param lists the machines of each group the replica may use, in standing order */
+  constructor(
+    private readonly scratch: CapacityScratch,
+    lists: readonly Descending[],
+    private readonly demand: ReplicaDemand,
+    private readonly gpuTypes: readonly string[],
+    private readonly bound: number,
+  ) {
+    this.minGpuMilli = minFreeGpuMilli(demand);
+    this.parts = lists.map((list) => ({ list, members: [], next: -1 }));
+    this.read();
   }
-  if (nodes.length === 0) return NO_CANDIDATES;
-  const next = nodes.length > bound ? freeKey(scratch, nodes.pop()!) : null;
-  nodes.sort((a, b) => a - b);
-  return scored(scratch, nodes, demand, null, next);
+
+  /** The machines whose use by a start changes these candidates: the candidates and each group's next machine. */
+  watched(): number[] {
+    const watched = [...this.nodes];
+    for (const part of this.parts) if (part.next >= 0) watched.push(part.next);
+    return watched;
+  }
+
+  /** True when a start on the machine changes these candidates. */
+  watches(nodeIndex: number): boolean {
+    return this.nodes.includes(nodeIndex) || this.parts.some((part) => part.next === nodeIndex);
+  }
+
+  /** Reads the candidates again from the top of each group. */
+  read(): void {
+    const all: number[] = [];
+    for (const part of this.parts) {
+      const found: number[] = [];
+      for (let at = 0; found.length <= this.bound; at++) {
+        const i = this.nodeAt(part, at);
+        if (i < 0) break;
+        if (this.fits(i)) found.push(i);
+      }
+      part.next = found.length > this.bound ? found.pop()! : -1;
+      part.members = found;
+      all.push(...found);
+    }
+    this.nodes.length = 0;
+    this.alignments.length = 0;
+    for (const i of all.sort((a, b) => a - b)) {
+      this.nodes.push(i);
+      this.alignments.push(this.alignmentWith(i));
+    }
+    this.summed();
+  }
+
+  /**
+   * After a start used `nodeIndex` (and no other machine this class watches): a candidate that
+   * still fits and stands above its group's next machine keeps its place with its new alignment;
+   * otherwise the next machine takes its place and the one after becomes next; when the next
+   * machine itself was used, the one now next is found. Returns a machine it watches now and did
+   * not before (a group's new next machine other than `nodeIndex`), or -1.
+   */
+  used(nodeIndex: number): number {
+    const part = this.parts.find((p) => p.members.includes(nodeIndex) || p.next === nodeIndex);
+    if (part === undefined) return -1;
+    const member = part.members.indexOf(nodeIndex);
+    if (member >= 0) {
+      const at = this.nodes.indexOf(nodeIndex);
+      if (this.fits(nodeIndex) && (part.next < 0 || this.stands(nodeIndex, part.next) > 0)) {
+        this.alignments[at] = this.alignmentWith(nodeIndex);
+        this.summed();
+        return -1;
+      }
+      part.members.splice(member, 1);
+      this.nodes.splice(at, 1);
+      this.alignments.splice(at, 1);
+      if (part.next >= 0) {
+        const entering = part.next;
+        part.members.push(entering);
+        const to = sortedPosition(this.nodes, entering);
+        this.nodes.splice(to, 0, entering);
+        this.alignments.splice(to, 0, this.alignmentWith(entering));
+        part.next = this.nextFrom(part, part.list.positionOf(entering) + 1);
+      }
+      this.summed();
+      return part.next === nodeIndex ? -1 : part.next;
+    }
+    // The next machine fell: the first fitting machine below the group's lowest candidate is next now.
+    let lowest = part.members[0]!;
+    for (const i of part.members) if (this.stands(i, lowest) < 0) lowest = i;
+    part.next = this.nextFrom(part, part.list.positionOf(lowest) + 1);
+    return part.next === nodeIndex ? -1 : part.next;
+  }
+
+  /** The first machine of the group from position `from` down that the replica fits and is not a candidate, or -1. */
+  private nextFrom(part: GroupPart, from: number): number {
+    for (let at = from; ; at++) {
+      const i = this.nodeAt(part, at);
+      if (i < 0) return -1;
+      if (!part.members.includes(i) && this.fits(i)) return i;
+    }
+  }
+
+  /** The group's machine at a list position, reading more of the list when needed; -1 past the machines with enough free GPU capacity. */
+  private nodeAt(part: GroupPart, at: number): number {
+    const { list } = part;
+    while (at >= list.length) if (!list.readMore()) return -1;
+    return list.gpuMilliAt(at) < this.minGpuMilli ? -1 : list.node(at);
+  }
+
+  private fits(nodeIndex: number): boolean {
+    return replicaFits(this.scratch, this.demand, this.gpuTypes, nodeIndex);
+  }
+
+  /** Compares two machines' standings now (more free GPU capacity, then free CPU, then the higher index, is greater). */
+  private stands(a: number, b: number): number {
+    const { scratch } = this;
+    return scratch.freeGpuMilli(a) - scratch.freeGpuMilli(b) || scratch.freeCpuMilli(a) - scratch.freeCpuMilli(b) || a - b;
+  }
+
+  private alignmentWith(nodeIndex: number): number {
+    return alignmentOn(this.scratch, nodeIndex, this.demand);
+  }
+
+  private summed(): void {
+    let sum = 0;
+    let bestAt = 0;
+    for (let k = 0; k < this.alignments.length; k++) {
+      sum += this.alignments[k]!;
+      if (this.alignments[k]! > this.alignments[bestAt]!) bestAt = k;
+    }
+    this.alignmentSum = sum;
+    this.bestAt = bestAt;
+  }
 }
 
-/**
- * The candidates after a start used `nodeIndex`, one of them: the same set with its alignment
- * there updated while the replica still fits it and it stands above the machine after the set;
- * otherwise read again.
- */
-export function singleCandidatesAfter(scratch: CapacityScratch, before: Candidates, nodeIndex: number, demand: ReplicaDemand, gpuTypes: readonly string[], bound: number): Candidates {
-  const stays = replicaFits(scratch, demand, gpuTypes, nodeIndex) && (before.next === null || compareFreeKeys(freeKey(scratch, nodeIndex), before.next) > 0);
-  if (!stays) return singleCandidates(scratch, demand, gpuTypes, bound);
-  const alignments = before.alignments.slice();
-  alignments[before.nodes.indexOf(nodeIndex)] = alignment(scratch.nodes[nodeIndex]!, scratch.free(nodeIndex), demand);
-  return summed(before.nodes, alignments, null, before.next);
+/** One GPU group's share of a replica's candidates. */
+interface GroupPart {
+  readonly list: Descending;
+  /** Its candidates there, in no set order. */
+  members: number[];
+  /** The group's fitting machine standing next below them, or -1 when it fits no other there. */
+  next: number;
 }
 
-/** A machine's standing among candidates now. */
-export function freeKey(scratch: CapacityScratch, nodeIndex: number): FreeKey {
-  return [scratch.freeGpuMilli(nodeIndex), scratch.freeCpuMilli(nodeIndex), nodeIndex];
+/** Where `value` goes in an ascending list. */
+function sortedPosition(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
-/** Orders standings: more free GPU capacity, then more free CPU, then the higher index, is greater. */
-export function compareFreeKeys(a: FreeKey, b: FreeKey): number {
-  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+/** True when every task of a gang's trial can be reserved again now, in its order (nothing stays reserved). */
+export function trialFits(scratch: CapacityScratch, trial: readonly TaskPlacement[]): boolean {
+  const taken: TaskPlacement[] = [];
+  for (const task of trial) {
+    const again = scratch.reserve(task.nodeIndex, task.role, task.demand);
+    if (again === null) break;
+    taken.push(again);
+  }
+  scratch.unreserve(taken);
+  return taken.length === trial.length;
 }
 
-/**
- * A gang is one task: it is scored on the machine its first replica would start on, as the stack's
- * placement policy places it now (the trial is given back; nothing stays reserved).
- */
-export function gangCandidates(scratch: CapacityScratch, placement: PlacementPolicy, request: PlacementRequest): Candidates {
-  const trial = placement.place(scratch, request);
-  if (trial === null) return NO_CANDIDATES;
-  scratch.unreserve(trial);
-  return scored(scratch, [trial[0]!.nodeIndex], request.replicas[0]!.demand, trial, null);
-}
-
-/** Reserves a gang's trial again, task by task in its order (its machines are as they were when it was tried). */
+/** Reserves a gang's trial again, task by task in its order (it fits: see trialFits). */
 export function reserveTrial(scratch: CapacityScratch, trial: readonly TaskPlacement[]): TaskPlacement[] {
   const tasks: TaskPlacement[] = [];
   for (const task of trial) {
     const again = scratch.reserve(task.nodeIndex, task.role, task.demand);
-    if (again === null) throw new InvariantError(`tetris: a gang's trial no longer fits node ${task.nodeIndex}, which no start used since`);
+    if (again === null) throw new InvariantError(`tetris: a gang's trial no longer fits node ${task.nodeIndex}`);
     tasks.push(again);
   }
   return tasks;
-}
-
-function scored(scratch: CapacityScratch, nodes: readonly number[], demand: ReplicaDemand, trial: readonly TaskPlacement[] | null, next: FreeKey | null): Candidates {
-  return summed(
-    nodes,
-    nodes.map((i) => alignment(scratch.nodes[i]!, scratch.free(i), demand)),
-    trial,
-    next,
-  );
-}
-
-/** Candidates with their alignments summed in node order and the best one found. */
-function summed(nodes: readonly number[], alignments: readonly number[], trial: readonly TaskPlacement[] | null, next: FreeKey | null): Candidates {
-  let alignmentSum = 0;
-  let bestAt = 0;
-  for (let k = 0; k < alignments.length; k++) {
-    alignmentSum += alignments[k]!;
-    if (alignments[k]! > alignments[bestAt]!) bestAt = k;
-  }
-  return { nodes, alignments, alignmentSum, bestAt, trial, next };
 }

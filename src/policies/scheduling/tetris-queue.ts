@@ -1,13 +1,11 @@
-import type { TaskPlacement } from '../../model/allocation.js';
 import { BTree, compareNumberLists, type BTreeOf } from '../../model/btree.js';
 import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobRequest, ReplicaDemand, Role } from '../../model/job-spec.js';
 import { nodeAllows } from '../placement/node-filter.js';
-import { InvariantError } from '../../errors.js';
-import { placementRequestOf, type OracleJobView, type PlacementPolicy, type PlacementRequest, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
+import { placementRequestOf, type OracleJobView, type PlacementRequest, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 import { oracleRemainingS } from './sjf.js';
-import { gangCandidates, NO_CANDIDATES, reserveTrial, singleCandidates, singleCandidatesAfter, type Candidates } from './tetris-candidates.js';
+import { TetrisRound } from './tetris-round.js';
 
 /** Queued jobs that ask for the same replicas (roles, demands, GPU models and kind): they fit and score alike on every machine. */
 export interface TetrisClass {
@@ -24,6 +22,8 @@ export interface TetrisClass {
   readonly jobs: BTreeOf<readonly number[], OracleJobView>;
   /** Its jobs' remaining work summed, whole milliseconds (an exact integer, whatever order jobs came and went in). */
   remainingMs: number;
+  /** The key of its first job (the one a round would start), or null when it has none. */
+  firstKey: readonly number[] | null;
   /** No candidate on the free capacity it last saw, which has only shrunk since. */
   dead: boolean;
 }
@@ -104,33 +104,17 @@ export class TetrisQueue {
     this.reviveGrown(context.cluster);
     const actions: SchedulingAction[] = [];
     if (this.live.size === 0) return actions;
-    const scratch = context.scratch();
     const complete = context.placement.completeForIdentical === true;
-    const round = new Round(scratch, context.placement, this.candidateMachines);
-    // The pass's classes in signature order; a class leaves it when it has no candidate or no job.
-    let inPass = this.live.valuesArray();
-    for (const shape of inPass) round.score(shape);
-    for (;;) {
-      let dropped = false;
-      for (const shape of inPass) {
-        if (round.candidatesOf(shape).nodes.length > 0) continue;
-        dropped = true;
-        if (!shape.gang || (shape.identical && complete)) this.markDead(shape);
-      }
-      // Classes without a candidate cannot fit later in this pass either: capacity only shrinks (a failed gang is not tried again).
-      if (dropped) inPass = inPass.filter((shape) => round.candidatesOf(shape).nodes.length > 0);
-      if (inPass.length === 0) break;
-      const chosen = round.best(inPass);
-      const job = chosen.jobs.get(chosen.jobs.minKey()!)!;
-      const candidates = round.candidatesOf(chosen);
-      const tasks = chosen.gang ? reserveTrial(scratch, candidates.trial!) : [reserveSingle(scratch, chosen, candidates.nodes[candidates.bestAt]!)];
-      actions.push({ kind: 'start', jobId: job.request.id, tasks });
+    // A class without a candidate cannot fit later in this pass either (capacity only shrinks; a
+    // failed gang is not tried again): a single replica or a gang of identical replicas under a
+    // complete placement is dead until a node it could use grows.
+    const round = new TetrisRound(context.scratch(), context.placement, this.candidateMachines, this.live.valuesArray(), (shape) => {
+      if (!shape.gang || (shape.identical && complete)) this.markDead(shape);
+    });
+    for (let pick = round.pick(); pick !== null; pick = round.pick()) {
+      const job = pick.shape.jobs.get(pick.shape.firstKey!)!;
+      actions.push({ kind: 'start', jobId: job.request.id, tasks: pick.tasks });
       this.remove(job);
-      if (chosen.jobs.size === 0) {
-        round.forget(chosen);
-        inPass = inPass.filter((shape) => shape !== chosen);
-      }
-      round.touch(tasks);
     }
     return actions;
   }
@@ -144,7 +128,7 @@ export class TetrisQueue {
       const head = replicas[0];
       const identical = replicas.every((r) => sameDemand(r.demand, head!.demand));
       const jobs = new BTree<readonly number[], OracleJobView>(undefined, compareNumberLists);
-      shape = { signature, request, first: head ?? null, gang: replicas.length > 1, identical, jobs, remainingMs: 0, dead: false };
+      shape = { signature, request, first: head ?? null, gang: replicas.length > 1, identical, jobs, remainingMs: 0, firstKey: null, dead: false };
       this.classes.set(signature, shape);
       this.live.set(signature, shape);
     }
@@ -152,6 +136,7 @@ export class TetrisQueue {
     const key = [remainingMs, job.queuePosition];
     shape.jobs.set(key, job);
     shape.remainingMs += remainingMs;
+    if (shape.firstKey === null || compareNumberLists(key, shape.firstKey) < 0) shape.firstKey = key;
     this.placeOf.set(job, { shape, key });
   }
 
@@ -162,6 +147,7 @@ export class TetrisQueue {
     this.placeOf.delete(job);
     shape.jobs.delete(key);
     shape.remainingMs -= key[0]!;
+    if (shape.firstKey === key) shape.firstKey = shape.jobs.minKey() ?? null;
     if (shape.jobs.size === 0) {
       this.deadClasses.delete(shape);
       this.live.delete(shape.signature);
@@ -192,121 +178,6 @@ export class TetrisQueue {
       this.live.set(shape.signature, shape);
     }
   }
-}
-
-/**
- * The candidates of the pass's classes, kept from round to round: a start makes only the classes
- * that had a candidate (or a gang trial's machine) among the machines it used score again.
- */
-class Round {
-  private readonly candidates = new Map<TetrisClass, Candidates>();
-  /** The classes each machine is a candidate of (for a gang: a machine of its trial). */
-  private readonly watchers = new Map<number, Set<TetrisClass>>();
-
-  constructor(
-    private readonly scratch: CapacityScratch,
-    private readonly placement: PlacementPolicy,
-    private readonly bound: number,
-  ) {}
-
-  candidatesOf(shape: TetrisClass): Candidates {
-    return this.candidates.get(shape) ?? NO_CANDIDATES;
-  }
-
-  /** Scores the class on its candidates now. */
-  score(shape: TetrisClass): void {
-    let candidates: Candidates;
-    if (shape.first === null) candidates = NO_CANDIDATES;
-    else if (shape.gang) candidates = gangCandidates(this.scratch, this.placement, shape.request);
-    else candidates = singleCandidates(this.scratch, shape.first.demand, shape.request.gpuTypes, this.bound);
-    this.watch(shape, candidates);
-  }
-
-  /** Sets the class's candidates and the machines it watches. */
-  private watch(shape: TetrisClass, candidates: Candidates): void {
-    this.forget(shape);
-    this.candidates.set(shape, candidates);
-    for (const i of watchedNodes(candidates)) {
-      let set = this.watchers.get(i);
-      if (set === undefined) this.watchers.set(i, (set = new Set()));
-      set.add(shape);
-    }
-  }
-
-  /** Drops the class's candidates (it left the pass). */
-  forget(shape: TetrisClass): void {
-    const before = this.candidates.get(shape);
-    if (before === undefined) return;
-    this.candidates.delete(shape);
-    for (const i of watchedNodes(before)) this.watchers.get(i)?.delete(shape);
-  }
-
-  /**
-   * After a start on `tasks`' machines: updates the classes that had one of them among their
-   * candidates (a single replica keeps its set while the machine stays above the set's next one;
-   * a gang is tried again).
-   */
-  touch(tasks: readonly TaskPlacement[]): void {
-    const gangs = new Set<TetrisClass>();
-    for (const nodeIndex of new Set(tasks.map((task) => task.nodeIndex))) {
-      const watching = this.watchers.get(nodeIndex);
-      if (watching === undefined) continue;
-      for (const shape of [...watching]) {
-        if (shape.gang) {
-          gangs.add(shape);
-          continue;
-        }
-        const before = this.candidates.get(shape)!;
-        const { demand } = shape.first!;
-        const after = singleCandidatesAfter(this.scratch, before, nodeIndex, demand, shape.request.gpuTypes, this.bound);
-        if (after.nodes === before.nodes) this.candidates.set(shape, after);
-        else this.watch(shape, after);
-      }
-    }
-    for (const shape of gangs) this.score(shape);
-  }
-
-  /**
-   * The class whose pick scores highest: alignment - e x remaining seconds, e making the second
-   * term's mean over the round's pairs equal the first's (sums in the classes' order).
-   */
-  best(shapes: readonly TetrisClass[]): TetrisClass {
-    let alignmentSum = 0;
-    let remainingMs = 0;
-    for (const shape of shapes) {
-      const candidates = this.candidates.get(shape)!;
-      alignmentSum += shape.jobs.size * candidates.alignmentSum;
-      remainingMs += candidates.nodes.length * shape.remainingMs;
-    }
-    const e = remainingMs > 0 ? alignmentSum / (remainingMs / 1000) : 0;
-    let best = shapes[0]!;
-    let bestScore = -Infinity;
-    let bestPosition = Infinity;
-    for (const shape of shapes) {
-      const candidates = this.candidates.get(shape)!;
-      const [jobMs, position] = shape.jobs.minKey()!;
-      const score = candidates.alignments[candidates.bestAt]! - e * (jobMs! / 1000);
-      if (score > bestScore || (score === bestScore && position! < bestPosition)) {
-        best = shape;
-        bestScore = score;
-        bestPosition = position!;
-      }
-    }
-    return best;
-  }
-}
-
-/** The machines whose use by a start changes these candidates: the candidates, or a gang trial's machines. */
-function watchedNodes(candidates: Candidates): readonly number[] {
-  return candidates.trial === null ? candidates.nodes : [...new Set(candidates.trial.map((task) => task.nodeIndex))];
-}
-
-/** Reserves one replica of the class on the machine (a candidate: it fits). */
-function reserveSingle(scratch: CapacityScratch, shape: TetrisClass, nodeIndex: number): TaskPlacement {
-  const { role, demand } = shape.first!;
-  const task = scratch.reserve(nodeIndex, role, demand);
-  if (task === null) throw new InvariantError(`tetris: a candidate machine (node ${nodeIndex}) does not take the replica it was scored for`);
-  return task;
 }
 
 function sameDemand(a: ReplicaDemand, b: ReplicaDemand): boolean {
