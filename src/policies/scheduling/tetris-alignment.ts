@@ -17,7 +17,8 @@ export function alignmentOn(scratch: CapacityScratch, nodeIndex: number, demand:
   return alignmentOfFree(scratch.nodes[nodeIndex]!, scratch.freeGpuMilli(nodeIndex), scratch.freeCpuMilli(nodeIndex), scratch.freeMemMiB(nodeIndex), demand);
 }
 
-function alignmentOfFree(node: NodeSpec, freeGpuMilli: number, freeCpuMilli: number, freeMemMiB: number, demand: ReplicaDemand): number {
+/** The alignment of a replica with a machine that has the given free capacity. */
+export function alignmentOfFree(node: NodeSpec, freeGpuMilli: number, freeCpuMilli: number, freeMemMiB: number, demand: ReplicaDemand): number {
   let score = 0;
   if (node.gpus > 0) {
     const capacityMilli = node.gpus * GPU_MILLI;

@@ -4,8 +4,8 @@ import type { ReplicaDemand } from '../../model/job-spec.js';
 import { InvariantError } from '../../errors.js';
 import { nodeAllows } from '../placement/node-filter.js';
 import { minFreeGpuMilli } from '../placement/pack.js';
-import { alignmentOn } from './tetris-alignment.js';
-import type { Descending } from './tetris-descending.js';
+import { alignmentOfFree, alignmentOn } from './tetris-alignment.js';
+import { compareFreeKeys, type Descending, type FreeKey } from './tetris-descending.js';
 
 /** True when one replica of `demand` (of a request allowed `gpuTypes`) fits the machine now. */
 export function replicaFits(scratch: CapacityScratch, demand: ReplicaDemand, gpuTypes: readonly string[], nodeIndex: number): boolean {
@@ -85,14 +85,21 @@ export class SingleCandidates {
    * machine itself was used, the one now next is found. Returns a machine it watches now and did
    * not before (a group's new next machine other than `nodeIndex`), or -1.
    */
-  used(nodeIndex: number): number {
-    const part = this.parts.find((p) => p.members.includes(nodeIndex) || p.next === nodeIndex);
+  used(machine: UsedMachine): number {
+    const nodeIndex = machine.nodeIndex;
+    let part: GroupPart | undefined;
+    for (const p of this.parts) {
+      if (p.next === nodeIndex || p.members.includes(nodeIndex)) {
+        part = p;
+        break;
+      }
+    }
     if (part === undefined) return -1;
     const member = part.members.indexOf(nodeIndex);
     if (member >= 0) {
       const at = this.nodes.indexOf(nodeIndex);
-      if (this.fits(nodeIndex) && (part.next < 0 || this.stands(nodeIndex, part.next) > 0)) {
-        this.alignments[at] = this.alignmentWith(nodeIndex);
+      if (this.fits(nodeIndex) && (part.next < 0 || standsAbove(machine, part.list.keyOf(part.next)!))) {
+        this.alignments[at] = alignmentOfFree(this.scratch.nodes[nodeIndex]!, machine.gpuMilli, machine.cpuMilli, machine.memMiB, this.demand);
         this.summed();
         return -1;
       }
@@ -111,9 +118,10 @@ export class SingleCandidates {
       return part.next === nodeIndex ? -1 : part.next;
     }
     // The next machine fell: the first fitting machine below the group's lowest candidate is next now.
+    const { list } = part;
     let lowest = part.members[0]!;
-    for (const i of part.members) if (this.stands(i, lowest) < 0) lowest = i;
-    part.next = this.nextFrom(part, part.list.positionOf(lowest) + 1);
+    for (const i of part.members) if (compareFreeKeys(list.keyOf(i)!, list.keyOf(lowest)!) < 0) lowest = i;
+    part.next = this.nextFrom(part, list.positionOf(lowest) + 1);
     return part.next === nodeIndex ? -1 : part.next;
   }
 
@@ -137,12 +145,6 @@ export class SingleCandidates {
     return replicaFits(this.scratch, this.demand, this.gpuTypes, nodeIndex);
   }
 
-  /** Compares two machines' standings now (more free GPU capacity, then free CPU, then the higher index, is greater). */
-  private stands(a: number, b: number): number {
-    const { scratch } = this;
-    return scratch.freeGpuMilli(a) - scratch.freeGpuMilli(b) || scratch.freeCpuMilli(a) - scratch.freeCpuMilli(b) || a - b;
-  }
-
   private alignmentWith(nodeIndex: number): number {
     return alignmentOn(this.scratch, nodeIndex, this.demand);
   }
@@ -157,6 +159,19 @@ export class SingleCandidates {
     this.alignmentSum = sum;
     this.bestAt = bestAt;
   }
+}
+
+/** A machine a start just used, with its free capacity now (read once for every class watching it). */
+export interface UsedMachine {
+  readonly nodeIndex: number;
+  readonly gpuMilli: number;
+  readonly cpuMilli: number;
+  readonly memMiB: number;
+}
+
+/** True when the used machine stands above `key` (more free GPU capacity, then free CPU, then the higher index). */
+function standsAbove(machine: UsedMachine, key: FreeKey): boolean {
+  return compareFreeKeys([machine.gpuMilli, machine.cpuMilli, machine.nodeIndex], key) > 0;
 }
 
 /** One GPU group's share of a replica's candidates. */

@@ -58,6 +58,11 @@ export class Descending {
     return true;
   }
 
+  /** The standing of a listed machine (current: a machine a start used is moved at once), or undefined. */
+  keyOf(nodeIndex: number): FreeKey | undefined {
+    return this.listed.get(nodeIndex);
+  }
+
   /** Position of a listed machine, or -1. */
   positionOf(nodeIndex: number): number {
     const key = this.listed.get(nodeIndex);

@@ -40,30 +40,36 @@ export function remainingMsOf(job: OracleJobView): number {
 
 /**
  * Tetris's queue, kept by request class from the queue's changes, and its passes over a bounded
- * candidate set (REFERENCE §6 and `createTetris`). A round scores each live class on its candidate
- * machines: for a single replica the `candidateMachines` machines it fits with the most free GPU
- * capacity (read from the fit index), for a gang the machine its placement's trial starts on.
+ * candidate set (REFERENCE §6 and `createTetris`). A round scores each live class on its
+ * candidates: a single replica on the `candidateMachines` machines it fits standing highest in each
+ * GPU group it may use (most free GPU capacity, then free CPU, then the higher index: the fit index
+ * read backwards), a gang on the machine its first replica lands on in a trial of the stack's
+ * placement policy.
  *
  * The round's rule, which a plain reference implementation in the tests also follows:
- * - pairs: every queued job of a class with every candidate machine of its class;
+ * - pairs: every queued job of a class with every candidate of its class;
  * - e = (sum of alignments over the pairs) / (sum of remaining seconds over the pairs), the sums
- *   taken class by class in signature order (a class adds jobs x its alignment sum, and candidates
- *   x its remaining milliseconds, an exact integer sum);
+ *   taken class by class in signature order (a class adds its jobs x the sum of its candidates'
+ *   alignments in node order, and its candidates x its jobs' remaining work in whole milliseconds,
+ *   an exact integer sum);
  * - a class's pick is its job with the least remaining work (earlier in the queue on ties) on its
  *   best-aligned candidate (lower node index on ties), scoring alignment - e x remaining seconds;
  *   the round starts the best pick (earlier in the queue on ties);
- * - a gang keeps its trial through the pass until a start uses one of the trial's machines (the
- *   trial stays feasible meanwhile), and starts as it was tried; a gang whose trial fails is not
- *   tried again in the pass.
+ * - a gang is tried when it enters the pass and keeps its trial while the trial still fits (its
+ *   alignment read again when a start uses one of its machines), and then starts as tried; once a
+ *   start takes capacity the trial needs, the gang keeps the trial's last alignment and is placed
+ *   anew when picked, leaving the pass if that fails; a gang whose trial fails is not tried again
+ *   in the pass.
  *
- * Capacity only shrinks within a pass, so a start changes a class's candidates only when it used
- * one of them (a machine outside the set only falls further below it): only those classes are
- * scored again. A class with no candidate cannot fit again while the free capacity only shrinks (a
- * single replica fits no machine; a gang of identical replicas under a placement complete for them
- * has no arrangement), so it is dead until a node it could use gains capacity (the cluster logs
- * every node whose free capacity grows); any other gang that failed is retried at the next pass.
- * A round costs the live classes plus the candidates of the classes its start touched, not the
- * queue's jobs nor the cluster's machines.
+ * Capacity only shrinks within a pass, so a start changes a single replica's candidates only when
+ * it used one of them or the machine standing next after them in that group (a machine below only
+ * falls further): only the classes watching the machine used are updated, from per-pass lists of
+ * each group's machines in standing order. A class with no candidate cannot fit again while the
+ * free capacity only shrinks (a single replica fits no machine; a gang of identical replicas under
+ * a placement complete for them has no arrangement), so it is dead until a node it could use gains
+ * capacity (the cluster logs every node whose free capacity grows); any other gang that failed is
+ * retried at the next pass. A round costs the live classes plus the updates of the classes its
+ * start touched, not the queue's jobs nor the cluster's machines.
  */
 export class TetrisQueue {
   private readonly classes = new Map<string, TetrisClass>();
@@ -75,7 +81,7 @@ export class TetrisQueue {
   /** The cluster's growth mark when dead classes were last revisited. */
   private growthMark = 0;
 
-  /** @param candidateMachines how many machines a single replica is scored on per round (the bound) */
+  /** @param candidateMachines how many machines of each GPU group a single replica is scored on per round (the bound) */
   constructor(private readonly candidateMachines: number) {}
 
   /** Jobs in the queue. */

@@ -3,7 +3,7 @@ import type { CapacityScratch } from '../../model/capacity.js';
 import { InvariantError } from '../../errors.js';
 import type { PlacementPolicy } from '../types.js';
 import { alignmentOn } from './tetris-alignment.js';
-import { reserveTrial, SingleCandidates, trialFits } from './tetris-candidates.js';
+import { reserveTrial, SingleCandidates, trialFits, type UsedMachine } from './tetris-candidates.js';
 import { Descending } from './tetris-descending.js';
 import type { TetrisClass } from './tetris-queue.js';
 
@@ -140,9 +140,10 @@ export class TetrisRound {
         affected.push(entry);
       }
     }
+    const machine: UsedMachine | null = used.length === 1 ? this.usedMachine(used[0]!) : null;
     for (const entry of affected) {
       if (entry.gang !== null) this.gangUsed(entry);
-      else if (used.length === 1) this.singleUsed(entry, used[0]!);
+      else if (machine !== null) this.singleUsed(entry, machine);
       else {
         // A start on several machines (a gang): the classes watching any of them read their candidates again.
         entry.single!.read();
@@ -153,12 +154,18 @@ export class TetrisRound {
   }
 
   /** A single replica's candidates after a start on one machine it watches. */
-  private singleUsed(entry: Entry, nodeIndex: number): void {
+  private singleUsed(entry: Entry, machine: UsedMachine): void {
     const single = entry.single!;
-    const newly = single.used(nodeIndex);
+    const { nodeIndex } = machine;
+    const newly = single.used(machine);
     if (single.nodes.length === 0) return this.leave(entry);
     if (single.watches(nodeIndex)) this.watch(entry, nodeIndex);
     if (newly >= 0) this.watch(entry, newly);
+  }
+
+  private usedMachine(nodeIndex: number): UsedMachine {
+    const { scratch } = this;
+    return { nodeIndex, gpuMilli: scratch.freeGpuMilli(nodeIndex), cpuMilli: scratch.freeCpuMilli(nodeIndex), memMiB: scratch.freeMemMiB(nodeIndex) };
   }
 
   /** A gang's trial after a start on one of its machines: kept (alignment read again) while it fits, else stale. */
