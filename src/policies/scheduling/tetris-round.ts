@@ -5,7 +5,7 @@ import type { PlacementPolicy } from '../types.js';
 import { alignmentOn } from './tetris-alignment.js';
 import { reserveTrial, SingleCandidates, trialFits, type UsedMachine } from './tetris-candidates.js';
 import { Descending } from './tetris-descending.js';
-import type { TetrisClass } from './tetris-queue.js';
+import type { TetrisClass } from './tetris-class.js';
 
 /** A gang's trial in the pass: where its placement put it, and its first replica's alignment there. */
 interface GangTrial {
