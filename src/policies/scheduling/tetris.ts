@@ -6,8 +6,8 @@ export { alignment } from './tetris-alignment.js';
 /**
  * How many machines of each GPU group a single-replica request is scored on per round, by default:
  * a dlsim choice. The Tetris paper gives no such number: it matches one machine at a time (the one
- * whose resources became available) against the tasks that fit it. On the replayed PAI jobs
- * (50,000 and 200,000, `scaling/tetris`) bounds of 1, 2, 4 and 8 give mean JCTs within 0.01% of
+ * whose resources became available) against the tasks that fit it. On 50,000 and 200,000 replayed
+ * PAI jobs (as `scaling/tetris` builds them) bounds of 1, 2, 4 and 8 give mean JCTs within 0.01% of
  * the full scan's and cost about the same; 4 leaves each group a few machines to choose among.
  */
 export const TETRIS_CANDIDATE_MACHINES = 4;
