@@ -26,7 +26,7 @@ interface Entry {
   stamp: number;
 }
 
-/** A round's pick: the class, its job to start and the tasks reserved for it. */
+/** A round's pick: the class whose first job starts, and the tasks reserved for it. */
 export interface Pick {
   readonly shape: TetrisClass;
   readonly tasks: TaskPlacement[];
