@@ -7,6 +7,7 @@ import type { AutoscalePolicy } from './autoscale/types.js';
 import type { HistoryView } from './autoscale/history-view.js';
 import { createNoData } from './data/none.js';
 import type { DataPolicy } from './data/types.js';
+import { says } from '../io/yaml-errors.js';
 import { durationOption, positiveOption, shareOption } from './options.js';
 import { firstFitPlacement } from './placement/first-fit.js';
 import { packPlacement } from './placement/pack.js';
@@ -69,7 +70,9 @@ export const schedulingPolicies = {
   'drf-dynamic': withOptions(z.strictObject({ interval: durationOption.optional() }), (handle, o) =>
     createDrfDynamic({ userWeights: handle.userWeights, ...(o.interval === undefined ? {} : { intervalS: o.interval }) }),
   ),
-  tetris: plain(() => createTetris()),
+  tetris: withOptions(z.strictObject({ candidateMachines: z.int(says('expected a whole number of machines, at least 1')).min(1, says('expected a whole number of machines, at least 1')).optional() }), (_handle, o) =>
+    createTetris(o.candidateMachines === undefined ? {} : { candidateMachines: o.candidateMachines }),
+  ),
   edl: withOptions(z.strictObject({ maxLoad: shareOption.optional(), tick: durationOption.optional() }), (_handle, o) =>
     createEdl({ ...(o.maxLoad === undefined ? {} : { maxLoad: o.maxLoad }), ...(o.tick === undefined ? {} : { tickS: o.tick }) }),
   ),

@@ -1,11 +1,19 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
 import { CapacityScratch } from '../../src/model/capacity.js';
 import type { ClusterSpec } from '../../src/model/cluster-spec.js';
 import { ClusterState } from '../../src/model/cluster-state.js';
 import type { JobSpec, ReplicaDemand } from '../../src/model/job-spec.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { spreadPlacement } from '../../src/policies/placement/spread.js';
-import { alignment, createTetris } from '../../src/policies/scheduling/tetris.js';
+import { presetNames } from '../../src/policies/presets.js';
+import { alignment, createTetris, TETRIS_CANDIDATE_MACHINES } from '../../src/policies/scheduling/tetris.js';
+import { loadScenario } from '../../src/scenario/load.js';
+import { Simulation } from '../../src/sim/simulation.js';
+import { rejection } from '../cli-run.js';
 import type { OracleJobView, PlacementPolicy, SchedulingAction, SchedulingContext } from '../../src/policies/types.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { batchJob, gpuCluster, gpuDemand, NO_CHANGES } from '../helpers.js';
@@ -95,5 +103,47 @@ describe('tetris scheduling', () => {
     for (const a of actions) if (a.kind === 'start') cluster.allocate(a.jobId, a.tasks);
     cluster.checkInvariants();
     expect(cluster.allocatedGpus).toBe(16);
+  });
+
+  it('scores a single replica only on its candidateMachines machines standing highest in its GPU group', () => {
+    // The same cluster as above: n0 has 8 GPUs free but 16 cores, n1 1 GPU and 92 cores. With one
+    // candidate, the CPU-heavy job is scored on n0 alone (most free GPU capacity) and starts there,
+    // though n1 aligns better; with two, it starts on n1 as the full scan does.
+    const setup = () => {
+      const cluster = new ClusterState(gpuCluster(2, 8));
+      cluster.allocate('cpuFiller', [{ role: 'worker', nodeIndex: 0, gpuIndices: [], demand: cpuDemand(80, 16) }]);
+      cluster.allocate('gpuFiller', [{ role: 'worker', nodeIndex: 1, gpuIndices: [0, 1, 2, 3, 4, 5, 6], demand: gpuDemand(7, 4000, 16 * 1024) }]);
+      return cluster;
+    };
+    const cpuHeavy = jobOf('C', cpuDemand(16, 16), 100);
+    expect(nodesOf(createTetris({ candidateMachines: 1 }).schedule(contextOf(setup(), [cpuHeavy])))).toEqual({ C: [0] });
+    expect(nodesOf(createTetris({ candidateMachines: 2 }).schedule(contextOf(setup(), [cpuHeavy])))).toEqual({ C: [1] });
+    expect(TETRIS_CANDIDATE_MACHINES).toBeGreaterThanOrEqual(2);
+  });
+
+  it('takes candidateMachines from a scenario, a whole number of at least 1', async () => {
+    const scenarioText = (options: string) => `name: t
+cluster:
+  nodes:
+    - {count: 2, gpus: 8, gpuType: A100, cpuCores: 96, memGiB: 1024}
+workload:
+  jobs:
+    - {id: a, gpus: 1, duration: 1h}
+policies:
+  scheduling: {name: tetris, options: {${options}}}
+`;
+    const file = (text: string) => {
+      const path = join(mkdtempSync(join(tmpdir(), 'dlsim-tetris-')), 's.yaml');
+      writeFileSync(path, text);
+      return path;
+    };
+    const scenario = await loadScenario(file(scenarioText('candidateMachines: 3')), { knownPolicies: presetNames() });
+    expect(scenario.policies?.scheduling).toEqual({ name: 'tetris', options: { candidateMachines: 3 } });
+    expect(new Simulation(scenario).run().summary.jobs.completed).toBe(1);
+    for (const bad of ['candidateMachines: 0', 'candidateMachines: 1.5']) {
+      const error = await rejection(loadScenario(file(scenarioText(bad)), { knownPolicies: presetNames() }));
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(/s\.yaml:\d+: policies\.scheduling\.options\.candidateMachines: expected a whole number of machines, at least 1$/);
+    }
   });
 });
