@@ -121,7 +121,7 @@ export class Descending {
       listed.set(key[2], key);
       return false;
     };
-    if (this.scratch.indexed) this.scratch.forEachDescending(this.groups, (key, i) => take([key[0], key[1], i]));
+    if (this.scratch.indexed) this.scratch.forEachDescending(this.groups, (gpuMilli, cpuMilli, i) => take([gpuMilli, cpuMilli, i]));
     else {
       // Without a fit index: every schedulable machine, sorted (a replica's fit check leaves out the other groups' machines).
       const all: FreeKey[] = [];
