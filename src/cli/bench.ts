@@ -155,7 +155,15 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
         if (!args.json) process.stderr.write(`  ${result.wallS === null ? '-' : `${result.wallS} s`}${result.ratio === null ? '' : `, ratio ${result.ratio}`}, target ${result.target}: ${result.pass === null ? '-' : result.pass ? 'held' : 'MISSED'} (${result.note})\n`);
       }
     }
-    if (args.json) return printJson({ cases: results, figures });
+    // A case whose process failed is printed with the others; the command then fails.
+    const failed = results.filter((r) => r.note.startsWith(FAILED));
+    const fail = (): void => {
+      if (failed.length > 0) throw new SimError(`bench: ${failed.length} case(s) failed: ${failed.map((r) => `${r.name} (${r.note})`).join('; ')}`);
+    };
+    if (args.json) {
+      printJson({ cases: results, figures });
+      return fail();
+    }
     if (results.length > 0) {
       const rows = [
         ['case', 'wall', 'events/s', 'peak RSS', 'ratio', 'target', 'pass', 'note'],
@@ -176,6 +184,7 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
       const rows = [['benchmark', 'metric', 'value', 'note'], ...figures.map((f) => [f.bench, f.metric, `${f.value} ${f.unit}`, f.target])];
       process.stdout.write(`${alignColumns(rows)}\n`);
     }
+    fail();
   },
 };
 
@@ -202,10 +211,9 @@ function runCase(name: string, quick: boolean, timeoutS: number | undefined): Ca
   const runs: ChildFigures[] = [];
   for (const size of sizes) {
     const run = spawnCase(size === null ? name : `${name}/${size}`, quick, timeoutS);
-    if (run === null) {
-      const what = size === null ? '' : ` at ${size} jobs`;
-      return { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: false, note: `stopped after ${timeoutS} s${what}` };
-    }
+    const what = size === null ? '' : ` at ${size} jobs`;
+    if (run === null) return { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: false, note: `stopped after ${timeoutS} s${what}` };
+    if ('failed' in run) return { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: false, note: `${FAILED}${what}: ${run.failed}` };
     runs.push(run);
   }
   const last = runs[runs.length - 1]!;
@@ -231,8 +239,11 @@ function runCase(name: string, quick: boolean, timeoutS: number | undefined): Ca
   };
 }
 
-/** `dlsim bench --case NAME` in a child process; its figures, or null when it ran past `timeoutS`. */
-function spawnCase(name: string, quick: boolean, timeoutS: number | undefined): ChildFigures | null {
+/** What a case's note starts with when its process failed. */
+const FAILED = 'failed';
+
+/** `dlsim bench --case NAME` in a child process; its figures, null when it ran past `timeoutS`, or why it failed. */
+function spawnCase(name: string, quick: boolean, timeoutS: number | undefined): ChildFigures | { failed: string } | null {
   const cli = fileURLToPath(new URL('./main.js', import.meta.url));
   const child = spawnSync(process.execPath, [cli, 'bench', '--case', name, ...(quick ? ['--quick'] : [])], {
     encoding: 'utf8',
@@ -241,8 +252,9 @@ function spawnCase(name: string, quick: boolean, timeoutS: number | undefined): 
   });
   if (timeoutS !== undefined && child.signal === 'SIGKILL') return null;
   if (child.status !== 0) {
-    const why = (child.stderr.trim().split('\n').find((line) => line.trim() !== '') ?? `exit ${child.status}`).trim();
-    throw new SimError(`bench case ${name} failed: ${why}`);
+    // The first line that says why (past the generic line of an internal error), so the other cases' figures are kept.
+    const lines = child.stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    return { failed: (lines[0]?.includes('internal error') ? lines[1] : lines[0]) ?? `exit ${child.status}` };
   }
   return JSON.parse(child.stdout) as ChildFigures;
 }

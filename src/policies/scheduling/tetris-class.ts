@@ -39,12 +39,3 @@ export function sameDemand(a: ReplicaDemand, b: ReplicaDemand): boolean {
   return a.gpus === b.gpus && a.gpuMilli === b.gpuMilli && a.cpuMilli === b.cpuMilli && a.memMiB === b.memMiB;
 }
 
-/** What a job asks for, as a string: jobs with the same one score and place alike. */
-export function shapeSignature(request: JobRequest): string {
-  let signature = `${request.kind}|${request.gpuTypes.join(',')}`;
-  for (const role of request.roles) {
-    const d = role.demand;
-    signature += `|${role.role}x${role.replicas}:${d.gpus}/${d.gpuMilli}/${d.cpuMilli}/${d.memMiB}`;
-  }
-  return signature;
-}
