@@ -146,19 +146,20 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
     }
     const figures: Figure[] = [];
     const results: CaseResult[] = [];
+    // Cases whose process failed: printed with the others, then the command fails.
+    const failures: string[] = [];
     for (const name of names) {
       if (!args.json) process.stderr.write(`running ${name}…\n`);
       if (BENCHMARKS[name]) figures.push(...(await BENCHMARKS[name]!(args)));
       else {
-        const result = runCase(name, args.quick === true, args.caseTimeout);
+        const { result, failure } = runCase(name, args.quick === true, args.caseTimeout);
         results.push(result);
+        if (failure !== null) failures.push(`${name} (${failure})`);
         if (!args.json) process.stderr.write(`  ${result.wallS === null ? '-' : `${result.wallS} s`}${result.ratio === null ? '' : `, ratio ${result.ratio}`}, target ${result.target}: ${result.pass === null ? '-' : result.pass ? 'held' : 'MISSED'} (${result.note})\n`);
       }
     }
-    // A case whose process failed is printed with the others; the command then fails.
-    const failed = results.filter((r) => r.note.startsWith(FAILED));
     const fail = (): void => {
-      if (failed.length > 0) throw new SimError(`bench: ${failed.length} case(s) failed: ${failed.map((r) => `${r.name} (${r.note})`).join('; ')}`);
+      if (failures.length > 0) throw new SimError(`bench: ${failures.length} case(s) failed: ${failures.join('; ')}`);
     };
     if (args.json) {
       printJson({ cases: results, figures });
@@ -204,20 +205,21 @@ async function childFigures(name: string, quick: boolean): Promise<ChildFigures>
   return { ...figures, maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024) };
 }
 
-/** Runs a case in a fresh process (its memory is its own), or each size of a scaling case, and checks the target. */
-function runCase(name: string, quick: boolean, timeoutS: number | undefined): CaseResult {
+/** Runs a case in a fresh process (its memory is its own), or each size of a scaling case, and checks the target; `failure` says why its process failed (null when it ran). */
+function runCase(name: string, quick: boolean, timeoutS: number | undefined): { result: CaseResult; failure: string | null } {
   const target = targetOf(name);
   const sizes = name.startsWith('scaling/') ? (quick ? SCALING_JOBS.quick : SCALING_JOBS.full) : [null];
   const runs: ChildFigures[] = [];
   for (const size of sizes) {
     const run = spawnCase(size === null ? name : `${name}/${size}`, quick, timeoutS);
     const what = size === null ? '' : ` at ${size} jobs`;
-    if (run === null) return { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: false, note: `stopped after ${timeoutS} s${what}` };
-    if ('failed' in run) return { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: false, note: `${FAILED}${what}: ${run.failed}` };
+    const missed = (note: string): CaseResult => ({ name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: false, note });
+    if (run === null) return { result: missed(`stopped after ${timeoutS} s${what}`), failure: null };
+    if ('failed' in run) return { result: missed(`failed${what}: ${run.failed}`), failure: run.failed };
     runs.push(run);
   }
   const last = runs[runs.length - 1]!;
-  if (last.skipped !== undefined) return { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: null, note: `not run: ${last.skipped}` };
+  if (last.skipped !== undefined) return { result: { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: null, note: `not run: ${last.skipped}` }, failure: null };
   let ratio = last.ratio ?? null;
   let note = last.note ?? '';
   if (runs.length > 1) {
@@ -227,7 +229,7 @@ function runCase(name: string, quick: boolean, timeoutS: number | undefined): Ca
   }
   const wallS = last.wallS ?? null;
   const events = last.events ?? null;
-  return {
+  const result: CaseResult = {
     name,
     wallS,
     eventsPerS: events !== null && wallS !== null && wallS > 0 ? Math.round(events / wallS) : null,
@@ -237,10 +239,8 @@ function runCase(name: string, quick: boolean, timeoutS: number | undefined): Ca
     pass: target.holds(wallS, last.maxRssMiB, ratio),
     note,
   };
+  return { result, failure: null };
 }
-
-/** What a case's note starts with when its process failed. */
-const FAILED = 'failed';
 
 /** `dlsim bench --case NAME` in a child process; its figures, null when it ran past `timeoutS`, or why it failed. */
 function spawnCase(name: string, quick: boolean, timeoutS: number | undefined): ChildFigures | { failed: string } | null {

@@ -222,6 +222,11 @@ export interface JobTruth {
   readonly psTruth: PsTruth | null;
 }
 
+/** True when two replicas ask for the same resources (GPUs, GPU share, CPU and memory). */
+export function sameDemand(a: ReplicaDemand, b: ReplicaDemand): boolean {
+  return a === b || (a.gpus === b.gpus && a.gpuMilli === b.gpuMilli && a.cpuMilli === b.cpuMilli && a.memMiB === b.memMiB);
+}
+
 /** The request of a job: its spec without speed, loss and totalSteps, plus what the submitter declared. */
 export function requestOf(spec: JobSpec): JobRequest {
   // Built property by property in one order, so every request shares one hidden class (a

@@ -4,7 +4,7 @@ import { ClusterState } from '../model/cluster-state.js';
 import type { JobSpec, ReplicaDemand } from '../model/job-spec.js';
 import { nodeAllows } from '../policies/placement/node-filter.js';
 import { identicalDemand } from '../policies/scheduling/gang-key.js';
-import type { PlacementPolicy, PlacementRequest } from '../policies/types.js';
+import { placementRequestOf, type PlacementPolicy, type PlacementRequest } from '../policies/types.js';
 
 /** Installed nodes of one hardware kind (GPU model, GPUs, CPU, memory) and how many there are. */
 interface NodeClass {
@@ -40,18 +40,14 @@ export class EverFits {
     this.classes = [...byKind.values()];
   }
 
-  /**
-   * True when `request` (the smallest gang the job would start with; a function: the job at its
-   * requested size, made only when needed) fits the empty cluster.
-   */
-  fits(spec: JobSpec, smallest: PlacementRequest | (() => PlacementRequest)): boolean {
-    const complete = this.placement.completeForIdentical === true;
+  /** True when `smallest` (the smallest gang the job would start with; null: the job at its requested size) fits the empty cluster. */
+  fits(spec: JobSpec, smallest: PlacementRequest | null): boolean {
     // A job of one role at its requested size: its replicas are identical without being listed.
-    if (typeof smallest === 'function' && complete && spec.roles.length === 1) {
+    if (smallest === null && this.placement.completeForIdentical === true && spec.roles.length === 1) {
       const role = spec.roles[0]!;
       return this.roomFor(role.demand, spec.gpuTypes) >= role.replicas;
     }
-    const request = typeof smallest === 'function' ? smallest() : smallest;
+    const request = smallest ?? placementRequestOf(spec);
     const demand = identicalDemand(request);
     if (demand !== null && this.placement.completeForIdentical === true) return this.roomFor(demand, request.gpuTypes) >= request.replicas.length;
     const key = shapeKey(spec);

@@ -361,15 +361,15 @@ export class JobControl {
     job.ps = replicasIn(job.shape, 'ps');
     job.gpus = 0;
     job.cpuMilli = 0;
-    // Workers on more than one rack (only the first worker's rack is kept to compare).
+    // Workers on more than one rack: any worker on another rack than the first worker's.
     let workerRack: string | null = null;
-    let racks = 0;
+    let workersCrossRacks = false;
     for (const task of tasks) {
       const node = this.cluster.nodes[task.nodeIndex]!;
       job.noteNodeUsed(node.name);
-      if (task.role === 'worker' && node.rack !== workerRack) {
-        if (workerRack === null) workerRack = node.rack;
-        racks = workerRack === node.rack ? Math.max(racks, 1) : 2;
+      if (task.role === 'worker') {
+        workerRack ??= node.rack;
+        if (node.rack !== workerRack) workersCrossRacks = true;
       }
       job.gpus += (task.gpuIndices.length * task.demand.gpuMilli) / 1000;
       job.cpuMilli += task.demand.cpuMilli;
@@ -379,7 +379,7 @@ export class JobControl {
     const chiefs = replicasIn(job.shape, 'chief');
     job.maxWorkers = Math.max(job.maxWorkers, job.workers + chiefs);
     if (job.ps > 0) job.psCounters().maxPs = Math.max(job.psCounters().maxPs, job.ps);
-    const crossRack = job.spec.kind === 'allreduce' && racks > 1;
+    const crossRack = job.spec.kind === 'allreduce' && workersCrossRacks;
     this.syncShards(job, tasks);
     const psTruth = psTruthOf(job.spec);
     if (psTruth !== null) {

@@ -84,6 +84,9 @@ export interface GrowBackStage {
   growBack(): void;
 }
 
+/** The scheduling context of a run, whose `changes` the host sets before each pass. */
+type PassContext = Omit<SchedulingContext<JobRuntime>, 'changes'> & { changes: SchedulingContext<JobRuntime>['changes'] };
+
 /**
  * Builds the policy stack from the registry and consults it. At the end of every instant, after
  * the fault handler recovered the jobs that crashed in it, the host runs:
@@ -204,7 +207,7 @@ export class PolicyHost {
   }
 
   /** What the scheduling policy sees (one object for the run: it reads the time, the queue and the running list when asked; `changes` is set each pass). */
-  private schedulingContext: (SchedulingContext<JobRuntime> & { changes: SchedulingContext<JobRuntime>['changes'] }) | null = null;
+  private schedulingContext: PassContext | null = null;
 
   private schedulePass(): void {
     const control = this.control;

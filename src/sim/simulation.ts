@@ -12,7 +12,7 @@ import type { HistoryView } from '../policies/autoscale/history-view.js';
 import type { UsageSample } from '../model/usage.js';
 import type { DataPolicy } from '../policies/data/types.js';
 import type { RecoveryPolicy } from '../policies/recovery/types.js';
-import { placementRequestOf, type PlacementPolicy, type SchedulingPolicy } from '../policies/types.js';
+import type { PlacementPolicy, SchedulingPolicy } from '../policies/types.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
 import { FaultTracker, type TimelineRow } from './fault-tracker.js';
@@ -262,7 +262,7 @@ export class Simulation {
     // requested size would otherwise wait for good under a policy that starts jobs at that size.
     const smallest = this.scheduling.smallestStart?.(job.request) ?? null;
     this.fitsEmpty ??= new EverFits(this.scenario.cluster, this.placement);
-    return this.fitsEmpty.fits(job.spec, smallest ?? (() => placementRequestOf(job.request)));
+    return this.fitsEmpty.fits(job.spec, smallest);
   }
 
   private endOfInstant(): void {

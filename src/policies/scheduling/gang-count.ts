@@ -3,6 +3,7 @@ import { copyFree, fitCountIn, type CapacityScratch, type NodeFree } from '../..
 import { GPU_MILLI } from '../../model/cluster-spec.js';
 import type { ReplicaDemand } from '../../model/job-spec.js';
 import { nodeAllows } from '../placement/node-filter.js';
+import { identicalDemand } from './gang-key.js';
 import type { PlacementPolicy, PlacementRequest } from '../types.js';
 
 /**
@@ -33,10 +34,7 @@ export class GangCount {
     if (placement.completeForIdentical !== true || request.replicas.length === 0) return null;
     const demand = request.replicas[0]!.demand;
     if (demand.gpus > 1 && demand.gpuMilli < GPU_MILLI) return null;
-    const same = request.replicas.every(
-      (r) => r.demand.gpus === demand.gpus && r.demand.gpuMilli === demand.gpuMilli && r.demand.cpuMilli === demand.cpuMilli && r.demand.memMiB === demand.memMiB,
-    );
-    return same ? new GangCount(scratch, demand, request) : null;
+    return identicalDemand(request) !== null ? new GangCount(scratch, demand, request) : null;
   }
 
   private constructor(

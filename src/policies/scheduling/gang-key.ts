@@ -1,4 +1,4 @@
-import type { ReplicaDemand } from '../../model/job-spec.js';
+import { sameDemand, type ReplicaDemand } from '../../model/job-spec.js';
 import type { PlacementRequest } from '../types.js';
 
 /**
@@ -18,7 +18,7 @@ export function identicalDemand(request: PlacementRequest): ReplicaDemand | null
   if (first === undefined) return null;
   const d = first.demand;
   for (const { demand: r } of request.replicas) {
-    if (r !== d && (r.gpus !== d.gpus || r.gpuMilli !== d.gpuMilli || r.cpuMilli !== d.cpuMilli || r.memMiB !== d.memMiB)) return null;
+    if (!sameDemand(r, d)) return null;
   }
   return d;
 }

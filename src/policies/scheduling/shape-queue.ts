@@ -1,7 +1,7 @@
 import { BTree, compareNumberLists, type BTreeOf } from '../../model/btree.js';
 import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
-import type { JobRequest } from '../../model/job-spec.js';
+import { sameDemand, type JobRequest } from '../../model/job-spec.js';
 import { nodeAllows } from '../placement/node-filter.js';
 import { placementRequestOf, type JobView, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 
@@ -178,7 +178,7 @@ export class ShapeQueue<V extends JobView> {
 /** True when all replicas of the gang ask for the same resources. */
 export function identicalReplicas(request: JobRequest): boolean {
   const demands = request.roles.filter((r) => r.replicas > 0).map((r) => r.demand);
-  return demands.every((d) => d.gpus === demands[0]!.gpus && d.gpuMilli === demands[0]!.gpuMilli && d.cpuMilli === demands[0]!.cpuMilli && d.memMiB === demands[0]!.memMiB);
+  return demands.every((d) => sameDemand(d, demands[0]!));
 }
 
 /** What a gang asks for, as a string: jobs with the same one place alike. */

@@ -34,8 +34,3 @@ export function remainingMsOf(job: OracleJobView): number {
   return Math.round(oracleRemainingS(job) * 1000);
 }
 
-/** True when two replicas ask for the same resources. */
-export function sameDemand(a: ReplicaDemand, b: ReplicaDemand): boolean {
-  return a.gpus === b.gpus && a.gpuMilli === b.gpuMilli && a.cpuMilli === b.cpuMilli && a.memMiB === b.memMiB;
-}
-

@@ -3,7 +3,8 @@ import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import { nodeAllows } from '../placement/node-filter.js';
 import { placementRequestOf, type OracleJobView, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
-import { compareSignatures, remainingMsOf, sameDemand, type TetrisClass } from './tetris-class.js';
+import { compareSignatures, remainingMsOf, type TetrisClass } from './tetris-class.js';
+import { identicalDemand } from './gang-key.js';
 import { shapeSignature } from './shape-queue.js';
 import { TetrisRound } from './tetris-round.js';
 
@@ -101,7 +102,7 @@ export class TetrisQueue {
       const request = placementRequestOf(job.request);
       const replicas = request.replicas;
       const head = replicas[0];
-      const identical = replicas.every((r) => sameDemand(r.demand, head!.demand));
+      const identical = replicas.length === 0 || identicalDemand(request) !== null;
       const jobs = new BTree<readonly number[], OracleJobView>(undefined, compareNumberLists);
       shape = { signature, request, first: head ?? null, gang: replicas.length > 1, identical, jobs, remainingMs: 0, firstKey: null, dead: false };
       this.classes.set(signature, shape);
