@@ -3,6 +3,9 @@ import type { AuxTask, Eviction, TaskPlacement } from './allocation.js';
 import { GPU_MILLI, type ClusterSpec, type NodeSpec } from './cluster-spec.js';
 import { FitIndex, fitGroupOf, type FitIndexView } from './fit-index.js';
 
+/** What a start that takes nothing back returns. */
+const NO_EVICTIONS: readonly Eviction[] = Object.freeze([]);
+
 /** Health of a node: up (schedulable), cordoned (healthy but closed to new work), down (unusable). */
 export type NodeHealth = 'up' | 'cordoned' | 'down';
 
@@ -91,6 +94,14 @@ export class ClusterState implements ClusterView {
   private readonly kinds: readonly number[];
   /** Nodes changed since the last incremental check; null while changes are not tracked. */
   private changedNodes: Set<number> | null = null;
+  /** What the tasks of the call being checked use of each node so far (zero between checks; see checkFits). */
+  private readonly pendingCpuMilli: Float64Array;
+  private readonly pendingMemMiB: Float64Array;
+  /** Per GPU of each node, made at the node's first check with GPUs. */
+  private readonly pendingGpus: (number[] | undefined)[] = [];
+  /** Nodes with pending use, to reset after the check, and whether each is listed. */
+  private readonly pendingNodes: number[] = [];
+  private readonly pendingMarked: Uint8Array;
   /** Each node's share of the totals as last re-derived, and their sums (incremental check). */
   private verified: NodeShare[] = [];
   private verifiedTotals: NodeShare = { gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: 0 };
@@ -113,6 +124,9 @@ export class ClusterState implements ClusterView {
     this.schedulableWholeFree = this.totalGpus;
     this.fit = new FitIndex((i) => fitGroupOf(this.nodes[i]!));
     this.isStaleFit = new Uint8Array(this.nodes.length);
+    this.pendingCpuMilli = new Float64Array(this.nodes.length);
+    this.pendingMemMiB = new Float64Array(this.nodes.length);
+    this.pendingMarked = new Uint8Array(this.nodes.length);
     for (let i = 0; i < this.nodes.length; i++) this.markStaleFit(i);
     const kinds = new Map<string, number>();
     this.kinds = spec.nodes.map((n) => {
@@ -221,7 +235,7 @@ export class ClusterState implements ClusterView {
    * Gives tasks to a job (added to what it holds); throws InvariantError on any breach, changing
    * nothing. Auxiliary tasks in the way give way, newest first on each node: returns those taken back.
    */
-  allocate(jobId: string, tasks: readonly TaskPlacement[]): Eviction[] {
+  allocate(jobId: string, tasks: readonly TaskPlacement[]): readonly Eviction[] {
     this.checkFits(jobId, tasks);
     for (const task of tasks) {
       this.apply(task, +1);
@@ -239,7 +253,7 @@ export class ClusterState implements ClusterView {
         (evicted ??= []).push(newest);
       }
     }
-    return evicted ?? [];
+    return evicted ?? NO_EVICTIONS;
   }
 
   /** Gives auxiliary tasks to a job, each within the idle capacity of a schedulable node; throws InvariantError on any breach, changing nothing. */
@@ -530,46 +544,59 @@ export class ClusterState implements ClusterView {
   }
 
   private checkFits(jobId: string, tasks: readonly TaskPlacement[]): void {
-    // Sum per node/GPU first so that two tasks of one call cannot together overfill a node.
-    const cpu = new Map<number, number>();
-    const mem = new Map<number, number>();
-    const gpu = new Map<string, number>();
-    for (const task of tasks) {
-      const i = task.nodeIndex;
-      const node = this.nodes[i];
-      if (!node) throw new InvariantError(`job ${jobId}: no node with index ${i}`);
-      if (!this.schedulable(i)) {
-        throw new InvariantError(`job ${jobId}: node ${node.name} is ${this.health[i]}, not schedulable`);
-      }
-      const { demand } = task;
-      if (task.gpuIndices.length !== demand.gpus) {
-        throw new InvariantError(`job ${jobId}: task asks ${demand.gpus} GPUs but names ${task.gpuIndices.length}`);
-      }
-      if (new Set(task.gpuIndices).size !== task.gpuIndices.length) {
-        throw new InvariantError(`job ${jobId}: task names one GPU twice on ${node.name}`);
-      }
-      for (const g of task.gpuIndices) {
-        if (!(g >= 0 && g < node.gpus)) throw new InvariantError(`job ${jobId}: ${node.name} has no GPU ${g}`);
-        if (!this.gpuIsUp[i]![g]) throw new InvariantError(`job ${jobId}: GPU ${g} of ${node.name} is down`);
-        const key = `${i}:${g}`;
-        const used = (gpu.get(key) ?? this.gpuUsedMilli[i]![g]!) + demand.gpuMilli;
-        if (used > GPU_MILLI) {
-          throw new InvariantError(`job ${jobId}: GPU ${g} of ${node.name} over-allocated (${used}/${GPU_MILLI})`);
+    // Sum per node/GPU first so that two tasks of one call cannot together overfill a node: the
+    // call's own use so far sits in the pending arrays (made once, reset after the check).
+    const touched = this.pendingNodes;
+    try {
+      for (const task of tasks) {
+        const i = task.nodeIndex;
+        const node = this.nodes[i];
+        if (!node) throw new InvariantError(`job ${jobId}: no node with index ${i}`);
+        if (!this.schedulable(i)) {
+          throw new InvariantError(`job ${jobId}: node ${node.name} is ${this.health[i]}, not schedulable`);
         }
-        gpu.set(key, used);
+        const { demand, gpuIndices } = task;
+        if (gpuIndices.length !== demand.gpus) {
+          throw new InvariantError(`job ${jobId}: task asks ${demand.gpus} GPUs but names ${gpuIndices.length}`);
+        }
+        if (this.pendingMarked[i] === 0) {
+          this.pendingMarked[i] = 1;
+          touched.push(i);
+        }
+        for (let k = 0; k < gpuIndices.length; k++) {
+          const g = gpuIndices[k]!;
+          if (!(g >= 0 && g < node.gpus)) throw new InvariantError(`job ${jobId}: ${node.name} has no GPU ${g}`);
+          for (let j = 0; j < k; j++) if (gpuIndices[j] === g) throw new InvariantError(`job ${jobId}: task names one GPU twice on ${node.name}`);
+          if (!this.gpuIsUp[i]![g]) throw new InvariantError(`job ${jobId}: GPU ${g} of ${node.name} is down`);
+          const pending = (this.pendingGpus[i] ??= new Array<number>(node.gpus).fill(0));
+          const used = this.gpuUsedMilli[i]![g]! + pending[g]! + demand.gpuMilli;
+          if (used > GPU_MILLI) {
+            throw new InvariantError(`job ${jobId}: GPU ${g} of ${node.name} over-allocated (${used}/${GPU_MILLI})`);
+          }
+          pending[g]! += demand.gpuMilli;
+        }
+        const cpuUsed = this.cpuUsedMilli[i]! + this.pendingCpuMilli[i]! + demand.cpuMilli;
+        if (cpuUsed > node.cpuMilli) {
+          throw new InvariantError(`job ${jobId}: CPU of ${node.name} over-allocated (${cpuUsed}/${node.cpuMilli} milli)`);
+        }
+        this.pendingCpuMilli[i]! += demand.cpuMilli;
+        const memUsed = this.memUsedMiB[i]! + this.pendingMemMiB[i]! + demand.memMiB;
+        if (memUsed > node.memMiB) {
+          throw new InvariantError(`job ${jobId}: memory of ${node.name} over-allocated (${memUsed}/${node.memMiB} MiB)`);
+        }
+        this.pendingMemMiB[i]! += demand.memMiB;
       }
-      const cpuUsed = (cpu.get(i) ?? this.cpuUsedMilli[i]!) + demand.cpuMilli;
-      if (cpuUsed > node.cpuMilli) {
-        throw new InvariantError(`job ${jobId}: CPU of ${node.name} over-allocated (${cpuUsed}/${node.cpuMilli} milli)`);
+    } finally {
+      for (const i of touched) {
+        this.pendingCpuMilli[i] = 0;
+        this.pendingMemMiB[i] = 0;
+        this.pendingGpus[i]?.fill(0);
+        this.pendingMarked[i] = 0;
       }
-      cpu.set(i, cpuUsed);
-      const memUsed = (mem.get(i) ?? this.memUsedMiB[i]!) + demand.memMiB;
-      if (memUsed > node.memMiB) {
-        throw new InvariantError(`job ${jobId}: memory of ${node.name} over-allocated (${memUsed}/${node.memMiB} MiB)`);
-      }
-      mem.set(i, memUsed);
+      touched.length = 0;
     }
   }
+
 }
 
 /** What the tasks on one node use: per GPU (thousandths), CPU (thousandths of a core) and memory. */

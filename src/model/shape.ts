@@ -28,7 +28,11 @@ export function shapeOfTasks(spec: JobSpec, tasks: readonly TaskPlacement[]): Ru
       if (task.role !== role.role) continue;
       replicas++;
       const d = task.demand;
-      smallest = smallest === undefined ? d : { ...smallest, cpuMilli: Math.min(smallest.cpuMilli, d.cpuMilli), memMiB: Math.min(smallest.memMiB, d.memMiB) };
+      // A new object only where a replica holds less than the smallest so far (most hold the same demand).
+      if (smallest === undefined) smallest = d;
+      else if (d !== smallest && (d.cpuMilli < smallest.cpuMilli || d.memMiB < smallest.memMiB)) {
+        smallest = { ...smallest, cpuMilli: Math.min(smallest.cpuMilli, d.cpuMilli), memMiB: Math.min(smallest.memMiB, d.memMiB) };
+      }
     }
     if (smallest !== undefined) shape.push({ role: role.role, replicas, demand: smallest });
   }

@@ -18,10 +18,12 @@ import { hardwareSpeedFactor, type JobRuntime } from './job-runtime.js';
 import { OrderedList } from './ordered-list.js';
 import { checkShape } from './shape-check.js';
 
-/** What the job control acts on: the run's engine, cluster, hardware faults and settings. */
 /** No tasks: what a job's workers hold once its processes died. */
 const NO_TASKS: readonly TaskPlacement[] = Object.freeze([]);
+/** The start of a job without a start-up time: a zero pause (shared by every such start). */
+const NO_STARTUP: readonly PauseStep[] = Object.freeze([Object.freeze({ kind: 'starting', seconds: 0 })]);
 
+/** What the job control acts on: the run's engine, cluster, hardware faults and settings. */
 export interface JobControlSetup {
   readonly engine: Engine<SimEvent>;
   readonly cluster: ClusterState;
@@ -185,7 +187,7 @@ export class JobControl {
       this.pause(job, job.restartPause ?? [...this.resizePause(), { kind: 'starting', seconds: job.spec.startupS ?? 0 }]);
       job.restartPause = null;
     } else {
-      this.pause(job, [{ kind: 'starting', seconds: job.spec.startupS ?? 0 }]);
+      this.pause(job, job.spec.startupS === undefined ? NO_STARTUP : [{ kind: 'starting', seconds: job.spec.startupS }]);
     }
     if (!job.paused) this.trainingStarted(job);
     this.checkBrokenStart(job);

@@ -120,6 +120,19 @@ function freeWholeGpus(scratch: CapacityScratch, within: ReadonlySet<number> | u
   return whole;
 }
 
+/** Per node, the stamp of the last search that scored it from the GPU side (a stamp a search, instead of a set each). */
+let visitedStamps = new Uint32Array(0);
+let lastVisitStamp = 0;
+
+/** A fresh stamp for one search over `nodes` nodes (the stamps start afresh when they run out). */
+function nextVisitStamp(nodes: number): number {
+  if (visitedStamps.length < nodes || lastVisitStamp === 0xffffffff) {
+    visitedStamps = new Uint32Array(Math.max(nodes, visitedStamps.length));
+    lastVisitStamp = 0;
+  }
+  return ++lastVisitStamp;
+}
+
 /** The node (of `within`, when given) that takes the most remaining replicas (best fit on ties), or null when none takes any. */
 function bestNode(
   scratch: CapacityScratch,
@@ -175,14 +188,14 @@ function bestNode(
         minCpuMilli = Math.min(minCpuMilli, group.demand.cpuMilli);
       } else cpuOnlyRemaining += group.remaining;
     }
-    const visited = new Set<number>();
+    const stamp = nextVisitStamp(scratch.nodes.length);
     if (minGpuMilli < Infinity) {
       // From the most free GPU capacity down, while a node could still take as many replicas as the best so far.
       scratch.forEachDescending(scratch.fitGroups(true, gpuTypes), (gpuMilli, cpuMilli, i) => {
         if (gpuMilli < minGpuMilli || mostReplicas(open, gpuMilli) < bestCount) return true;
         // A node whose CPU cannot hold as many replicas as the best so far cannot win or tie: not scored.
         if (cpuMilli >= minCpuMilli && mostReplicas(open, gpuMilli, cpuMilli) >= bestCount) {
-          visited.add(i);
+          visitedStamps[i] = stamp;
           consider(i);
         }
         return false;
@@ -194,7 +207,7 @@ function bestNode(
     let minCpuOnlyMilli = Infinity;
     for (const group of open) if (group.demand.gpus === 0) minCpuOnlyMilli = Math.min(minCpuOnlyMilli, group.demand.cpuMilli);
     scratch.forEachWithFree(scratch.fitGroups(false, gpuTypes), 0, minCpuOnlyMilli, (i) => {
-      if (!visited.has(i)) consider(i);
+      if (visitedStamps[i] !== stamp) consider(i);
     });
     return best;
   }
