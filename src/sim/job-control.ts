@@ -480,7 +480,7 @@ export class JobControl {
   /** Updates the job's share of busy GPUs and reschedules its finish and its next checkpoint for its current rate. */
   refreshRate(job: JobRuntime): void {
     this.busyGpus -= job.busyGpusCounted;
-    job.busyGpusCounted = job.rateStepsPerS > 0 ? job.gpus * job.speedFactor * job.hardwareFactor : 0;
+    job.busyGpusCounted = job.rateStepsPerS > 0 ? job.gpus * job.speedFactor * job.hardwareFactor * job.preprocessingFactor : 0;
     this.busyGpus += job.busyGpusCounted;
     job.epoch++;
     if (job.rateStepsPerS > 0) {

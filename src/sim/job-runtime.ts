@@ -54,7 +54,7 @@ export function hardwareSpeedFactor(kind: JobKind, tasks: readonly TaskSpeed[]):
 }
 
 /** Numbers a job's runtime state keeps (the accessors of JobRuntime, in order). */
-const NUMBERS_PER_JOB = 51;
+const NUMBERS_PER_JOB = 54;
 
 /**
  * The numbers of many jobs' runtime state in one typed array: 8 bytes a number, and nothing for the
@@ -77,6 +77,20 @@ export class JobNumbers {
     this.used += NUMBERS_PER_JOB;
     return at;
   }
+}
+
+/** A job's data workers over time and its input queue (see model/preprocessing.ts), kept only for jobs that have them. */
+export interface DataWorkerState {
+  /** Data workers it holds now. */
+  workers: number;
+  /** Data-worker-seconds held up to `sinceS`. */
+  workerS: number;
+  /** When `workers` last changed (and `workerS` was brought up to date). */
+  sinceS: number;
+  /** Its input queue's fill (0 empty, 1 full) at `levelAtS`, and its change per second from then. */
+  level: number;
+  levelAtS: number;
+  levelPerS: number;
 }
 
 /** What a job reads the current simulated time from (the simulation's engine). */
@@ -223,6 +237,39 @@ export class JobRuntime implements OracleJobView, JobRecord {
   set speedFactor(value: number) {
     this.numbers[this.at + 11] = value;
   }
+
+  /**
+   * Multiplier on speed from its input preprocessing (1: its input keeps up, or it has no
+   * preprocessing spec): see model/preprocessing.ts.
+   */
+  get preprocessingFactor(): number {
+    return this.numbers[this.at + 51]!;
+  }
+
+  set preprocessingFactor(value: number) {
+    this.numbers[this.at + 51] = value;
+  }
+
+  /** Seconds it waited in the queue while GPUs were free for it but CPU was not (see sim/cpu-starvation.ts). */
+  get cpuStarvedWaitS(): number {
+    return this.numbers[this.at + 52]!;
+  }
+
+  set cpuStarvedWaitS(value: number) {
+    this.numbers[this.at + 52] = value;
+  }
+
+  /** The CPU-starvation meter's clock of its class when it joined the queue (see sim/cpu-starvation.ts). */
+  get cpuStarvedMarkS(): number {
+    return this.numbers[this.at + 53]!;
+  }
+
+  set cpuStarvedMarkS(value: number) {
+    this.numbers[this.at + 53] = value;
+  }
+
+  /** Its data workers and input queue (null until it first has a data worker or a queue level is read). */
+  dataState: DataWorkerState | null = null;
 
   /** True while a resize or restart pauses training (resources held, no progress). */
   paused = false;
@@ -674,6 +721,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.numbers[this.at + 18] = -1;
     this.numbers[this.at + 19] = 1;
     this.numbers[this.at + 25] = Infinity;
+    this.numbers[this.at + 51] = 1;
     this.numbers[this.at + 47] = nominalStepsPerS(specNow);
     this.numbers[this.at + 48] = requestedGpus(specNow);
     if (!(this.nominalRateStepsPerS > 0)) {
@@ -762,7 +810,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** Current speed in steps per second (0 unless running, not paused, not hung, not crashed and not saving). */
   get rateStepsPerS(): number {
     if (this.phase !== 'running' || this.paused || this.hung || this.crashed || this.saving) return 0;
-    return this.baseRateStepsPerS * this.speedFactor * this.hardwareFactor;
+    return this.baseRateStepsPerS * this.speedFactor * this.hardwareFactor * this.preprocessingFactor;
   }
 
   /** Steps done up to `lastUpdateS`: the stored value the simulation's own accounting reads and writes. */
