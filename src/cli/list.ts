@@ -1,5 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { presets } from '../policies/presets.js';
+import { DEFAULT_DATA_POLICY, presets } from '../policies/presets.js';
 import { policyIds, recoveryPolicies } from '../policies/registry.js';
 import { alignColumns } from '../report/summary-table.js';
 import { catalogNames, loadCatalog, totalRatePerGpuDay } from '../faults/catalog.js';
@@ -60,7 +60,7 @@ export const listCommand: CommandModule<object, ListArgs> = {
     if (args.json) return printJson(data);
     const presetRows = Object.entries(data.presets).map(([name, s]) => [
       `  ${name}`,
-      `scheduling=${s.scheduling} placement=${s.placement} recovery=${s.recovery} autoscale=${s.autoscale} data=${s.data ?? 'none'}`,
+      `scheduling=${s.scheduling} placement=${s.placement} recovery=${s.recovery} autoscale=${s.autoscale} data=${s.data ?? DEFAULT_DATA_POLICY}`,
       `  ${s.description}`,
     ]);
     const lines = [

@@ -1,3 +1,5 @@
+import type { PreprocessingSpec } from './preprocessing.js';
+
 /** Job kinds: fixed-size trace replay, synchronous all-reduce training, asynchronous parameter-server training. */
 export type JobKind = 'batch' | 'allreduce' | 'ps';
 
@@ -195,13 +197,15 @@ export interface JobSpec {
   readonly data?: DataSpec;
   /** Ground truth of a PS job's CPU, memory and hot PS (hidden from policies); absent: the usage model's defaults. */
   readonly psTruth?: PsTruth;
+  /** Ground truth of a GPU job's input preprocessing (hidden from policies); absent: its input always keeps up. */
+  readonly preprocessing?: PreprocessingSpec;
 }
 
 /**
  * A job as its submitter declares it and a real controller sees it: its spec without the ground
  * truth of how it trains (speed model, loss curve, true step count).
  */
-export interface JobRequest extends Omit<JobSpec, 'speed' | 'loss' | 'totalSteps' | 'psTruth'> {
+export interface JobRequest extends Omit<JobSpec, 'speed' | 'loss' | 'totalSteps' | 'psTruth' | 'preprocessing'> {
   /**
    * Steps the submitter asked for: a training job's step count when it has no loss curve; null when
    * it ends on convergence, and for a replayed trace job (its run time is the trace's record, not

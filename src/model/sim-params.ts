@@ -8,6 +8,11 @@ export interface SimParams {
   readonly oomAfterS: number;
   /** Seconds between two samples of the jobs a policy observes (CPU and memory used, steps/s). */
   readonly samplePeriodS: number;
+  /**
+   * What data workers on other nodes can send a job's GPU tasks, per node of those tasks, in CPU
+   * thousandths of preprocessing output (its network's share); absent: no cap.
+   */
+  readonly dataWorkerNetworkCapCpuMilli?: number;
 }
 
 /**

@@ -136,4 +136,6 @@ export interface UsageSample {
   readonly atS: number;
   readonly stepsPerS: number;
   readonly roles: readonly RoleUsage[];
+  /** Its input queue's fill (0 empty: training waits for input; 1 full: input keeps up), for a job a data policy listens to. */
+  readonly inputQueueLevel?: number;
 }

@@ -7,11 +7,14 @@ export interface PolicyStack {
   readonly placement: PlacementId;
   readonly recovery: RecoveryId;
   readonly autoscale: AutoscaleId;
-  /** Data-worker policy; absent: none. */
+  /** Data-worker policy; absent: DEFAULT_DATA_POLICY. */
   readonly data?: DataId;
   /** One line saying what the stack models. */
   readonly description: string;
 }
+
+/** The data policy of a stack that names none: preprocessing on the training tasks' own CPUs. */
+export const DEFAULT_DATA_POLICY: DataId = 'coupled';
 
 /** Presets by name: what `--policy` and a scenario's `policy` choose from. */
 export const presets: Readonly<Record<string, PolicyStack>> = {
@@ -112,6 +115,14 @@ export const presets: Readonly<Record<string, PolicyStack>> = {
     recovery: 'manual',
     autoscale: 'none',
     description: 'Tiresias 2D-LAS: least attained GPU service first in 2 queues (3,200 GPU-s), preempting lower queues, FIFO within a queue',
+  },
+  goldminer: {
+    scheduling: 'fifo',
+    placement: 'pack',
+    recovery: 'manual',
+    autoscale: 'none',
+    data: 'goldminer',
+    description: 'fifo + pack with GoldMiner (dlsim\'s reconstruction): training workers keep a small CPU share, elastic data workers preprocess input on any node\'s idle CPUs',
   },
 };
 

@@ -5,7 +5,8 @@ import { createDlroverBrain } from './autoscale/dlrover-brain.js';
 import { createNoAutoscale } from './autoscale/none.js';
 import type { AutoscalePolicy } from './autoscale/types.js';
 import type { HistoryView } from './autoscale/history-view.js';
-import { createNoData } from './data/none.js';
+import { createCoupledData } from './data/coupled.js';
+import { createGoldMiner } from './data/goldminer.js';
 import type { DataPolicy } from './data/types.js';
 import { says } from '../io/yaml-errors.js';
 import { durationOption, positiveOption, shareOption } from './options.js';
@@ -128,9 +129,19 @@ export const autoscalePolicies = {
   ),
 } satisfies Record<string, PolicyEntry<AutoscalePolicy>>;
 
-/** Data-worker policies by id: one line each ("none": no auxiliary data workers). */
+/** Data-worker policies by id: one line each ("coupled": no data workers, preprocessing on the training tasks' CPUs). */
 export const dataPolicies = {
-  none: plain(() => createNoData()),
+  coupled: plain(() => createCoupledData()),
+  goldminer: withOptions(
+    z.strictObject({ tick: durationOption.optional(), workerCpuCores: positiveOption.optional(), workerMemGiB: positiveOption.optional(), trainingCpuCoresPerGpu: positiveOption.optional() }),
+    (_handle, o) =>
+      createGoldMiner({
+        ...(o.tick === undefined ? {} : { tickS: o.tick }),
+        ...(o.workerCpuCores === undefined ? {} : { workerCpuMilli: Math.round(o.workerCpuCores * 1000) }),
+        ...(o.workerMemGiB === undefined ? {} : { workerMemMiB: Math.round(o.workerMemGiB * 1024) }),
+        ...(o.trainingCpuCoresPerGpu === undefined ? {} : { trainingCpuMilliPerGpu: Math.round(o.trainingCpuCoresPerGpu * 1000) }),
+      }),
+  ),
 } satisfies Record<string, PolicyEntry<DataPolicy>>;
 
 /** Ids of the shipped policies of each kind, checked at compile time where presets name them. */

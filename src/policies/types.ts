@@ -186,4 +186,6 @@ export interface ObservingContext {
   listen(jobId: string): void;
   /** Stops sampling the job. */
   unlisten(jobId: string): void;
+  /** Samples the job as `listen` does, its samples carrying its input queue's fill (`inputQueueLevel`) too. */
+  listenInput(jobId: string): void;
 }

@@ -1,3 +1,4 @@
+import { PREPROCESSING_FAMILIES, type PreprocessingSpec } from '../model/preprocessing.js';
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
@@ -24,7 +25,7 @@ import type { TraceFormat } from '../workload/trace-format.js';
 import { formatDurationS, parseDurationS } from '../io/duration.js';
 import { applySet, assignmentPath, setOption } from './overrides.js';
 import { type MachineSample, sampledMachines, sampleSize, scaledMachines } from './cluster-from.js';
-import { inWindow, retimedArrivals, scaledProblem, scaledTraceJob, type TraceWindow } from './trace-jobs.js';
+import { inWindow, retimedArrivals, scaledProblem, scaledTraceJob, withPreprocessing, type TraceWindow } from './trace-jobs.js';
 import { type YamlPath, firstIssue, formatYamlPath, yamlErrorMap } from '../io/yaml-errors.js';
 import { firstLine, lineOf, protoKeyPath, readYamlText, recursivePath } from '../io/yaml-file.js';
 import {
@@ -177,6 +178,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
       crossRackSlowdown: doc.sim?.crossRackSlowdown ?? DEFAULT_SIM_PARAMS.crossRackSlowdown,
       oomAfterS: doc.sim?.oomAfter ?? DEFAULT_SIM_PARAMS.oomAfterS,
       samplePeriodS: doc.sim?.samplePeriod ?? DEFAULT_SIM_PARAMS.samplePeriodS,
+      ...(doc.sim?.dataWorkerNetworkCap === undefined ? {} : { dataWorkerNetworkCapCpuMilli: Math.round(doc.sim.dataWorkerNetworkCap * 1000) }),
     },
     cluster,
     jobs,
@@ -496,7 +498,7 @@ async function readTraceJobs(
         outOfBounds = new ConfigError(locate(['workload', 'trace', key]), `job ${job.id} (${job.source}): ${problem}`);
         break;
       }
-      jobs.push(scaled);
+      jobs.push(withPreprocessing(scaled));
       if (jobs.length >= limit) break;
     }
   });
@@ -645,7 +647,17 @@ function buildJob(job: JobDoc, index: number, source: string): JobSpec {
     ...(job.resourceLimits === undefined ? {} : { resourceLimits: { cpuMilli: Math.round(job.resourceLimits.cpuCores * 1000), memMiB: Math.round(job.resourceLimits.memGiB * 1024) } }),
     ...(job.optimizeMode === undefined ? {} : { optimizeMode: job.optimizeMode }),
     ...(job.psTruth === undefined ? {} : { psTruth: psTruthOf(job.psTruth) }),
+    ...(job.preprocessing === undefined ? {} : { preprocessing: preprocessingOf(job.preprocessing) }),
   };
+}
+
+/** A validated `preprocessing` block as a PreprocessingSpec (a family's need, or the one given). */
+function preprocessingOf(doc: NonNullable<JobDoc['preprocessing']>): PreprocessingSpec {
+  if ('family' in doc) {
+    const family = PREPROCESSING_FAMILIES.find((f) => f.family === doc.family)!;
+    return { cpuMilliPerGpu: family.cpuMilliPerGpu, family: family.family };
+  }
+  return { cpuMilliPerGpu: Math.round(doc.cpuCoresPerGpu * 1000) };
 }
 
 /** A validated `psTruth` block in base units. */
@@ -772,5 +784,8 @@ function toSyntheticSpec(synthetic: SyntheticDoc, gpusPerNode: number): Syntheti
     gpuTypes: synthetic.gpuTypes,
     user: synthetic.user,
     users: synthetic.users ?? 0,
+    ...(synthetic.preprocessing === undefined
+      ? {}
+      : { preprocessing: { request: synthetic.preprocessing.request, maxCpuMilliPerReplica: Math.round(synthetic.preprocessing.maxCpuCoresPerReplica * 1000) } }),
   };
 }

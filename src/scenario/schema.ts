@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PREPROCESSING_FAMILIES } from '../model/preprocessing.js';
 import { MAX_CPU_CORES, MAX_GPUS_PER_NODE, MAX_MEM_GIB, MAX_NODES, MAX_REPLICAS, MAX_STEPS, MAX_TIME_S, MAX_JOBS } from '../model/limits.js';
 import { convergenceStep } from '../model/observations.js';
 import { formatDurationS, parseDurationS } from '../io/duration.js';
@@ -154,6 +155,15 @@ const dataSchema = z.strictObject(
 );
 
 /** The hidden truth of a PS job (model/ps-truth.ts): hot PS, memory growth, what a worker and a PS use. */
+/** A GPU job's input preprocessing: vCPU per GPU its input needs for full speed, or the model family whose need it has. */
+const preprocessingSchema = z.union(
+  [
+    z.strictObject({ cpuCoresPerGpu: cpuCoresSchema }),
+    z.strictObject({ family: z.enum(PREPROCESSING_FAMILIES.map((f) => f.family) as [string, ...string[]]) }),
+  ],
+  says(`expected {cpuCoresPerGpu: N} or {family: ${PREPROCESSING_FAMILIES.map((f) => f.family).join(' | ')}}`),
+);
+
 const psTruthSchema = z.strictObject(
   {
     variableSizes: z.array(positiveUpTo(1e12), says('expected a list of positive numbers')).min(1, says('expected at least one variable size')).max(100_000, says('expected at most 100000 variable sizes')),
@@ -196,6 +206,8 @@ const jobSchema = z
     resourceLimits: z.strictObject({ cpuCores: cpuCoresSchema, memGiB: memGiBSchema }, says('expected a mapping {cpuCores, memGiB}')).optional(),
     optimizeMode: z.enum(['manual', 'single-job', 'cluster'], says('expected one of manual, single-job, cluster')).optional(),
     psTruth: psTruthSchema.optional(),
+    // Its input preprocessing (ground truth): vCPU per GPU for full speed, or a model family's.
+    preprocessing: preprocessingSchema.optional(),
     // Its training data, read through dynamic sharding: the job's steps are its epochs at batchSize a step.
     data: dataSchema.optional(),
     elastic: z
@@ -354,6 +366,13 @@ const syntheticSchema = z
     gpuTypes: gpuTypesSchema.default([]),
     user: z.string(says('expected a string')).default('synthetic'),
     users: countUpTo(MAX_JOBS).optional(),
+    // GPU jobs' input preprocessing, drawn per job from the model families; request: need (workers ask for the CPU their input needs, up to maxCpuCoresPerReplica) or given (cpuCoresPerGpu).
+    preprocessing: z
+      .strictObject(
+        { request: z.enum(['need', 'given'], says('expected need or given')).default('given'), maxCpuCoresPerReplica: cpuCoresSchema.default(MAX_CPU_CORES) },
+        says('expected a mapping {request, maxCpuCoresPerReplica}'),
+      )
+      .optional(),
   })
   .superRefine((synthetic, ctx) => {
     if (synthetic.arrivalsPerHour === undefined && synthetic.meanInterarrival === undefined) {
@@ -683,6 +702,8 @@ export const scenarioSchema = z
               .default(1.25),
             oomAfter: positiveDurationS.default(600),
             samplePeriod: positiveDurationS.default(30),
+            // What data workers on other nodes can send one node of a job's GPU tasks, in vCPU of preprocessing output.
+            dataWorkerNetworkCap: cpuCoresSchema.optional(),
           },
           says('expected a mapping'),
         )

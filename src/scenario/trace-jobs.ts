@@ -1,6 +1,8 @@
-/** What a scenario does to a replayed trace's jobs: a time window, time and load scaling, re-timed arrivals. */
+/** What a scenario does to a replayed trace's jobs: a time window, time and load scaling, re-timed arrivals, a drawn preprocessing need. */
 import type { JobSpec } from '../model/job-spec.js';
 import { MAX_STEPS, MAX_TIME_S } from '../model/limits.js';
+import { GPU_MILLI } from '../model/cluster-spec.js';
+import { drawPreprocessing } from '../model/preprocessing.js';
 
 /** A slice of a trace's own clock: jobs submitted in [fromS, toS). */
 export interface TraceWindow {
@@ -75,4 +77,18 @@ function compareIds(a: string, b: string): number {
 export function retimedArrivals(jobs: readonly JobSpec[], perMinute: number): JobSpec[] {
   const ordered = [...jobs].sort((a, b) => a.submitS - b.submitS || compareIds(a.id, b.id));
   return ordered.map((job, k) => ({ ...job, submitS: Math.floor(k / perMinute) * 60 }));
+}
+
+/**
+ * A trace job with a preprocessing need: its own when its format gives one; otherwise, for a job
+ * with GPUs and a CPU request, one drawn from the model families (keyed by its id), its record's run
+ * time taken as measured at its own CPU per GPU (model/preprocessing.ts). Others are returned as they are.
+ */
+export function withPreprocessing(job: JobSpec): JobSpec {
+  if (job.preprocessing !== undefined) return job;
+  const gpuRole = job.roles.find((role) => role.demand.gpus > 0);
+  if (gpuRole === undefined || !(gpuRole.demand.cpuMilli > 0)) return job;
+  const { demand } = gpuRole;
+  const observedAt = demand.cpuMilli / ((demand.gpus * demand.gpuMilli) / GPU_MILLI);
+  return { ...job, preprocessing: drawPreprocessing(job.id, observedAt) };
 }

@@ -15,11 +15,14 @@ import { JobShards } from './job-shards.js';
 import { holdingsOf, psOomAtStep, psTruthOf, rankPs, taskMemNeedMiB } from './ps-job.js';
 import type { FaultTracker } from './fault-tracker.js';
 import { hardwareSpeedFactor, type JobRuntime } from './job-runtime.js';
+import { dataStateOf, inputQueueLevelNow, refreshInputQueue, updateInputSupply } from './input-supply.js';
 import { OrderedList } from './ordered-list.js';
 import { checkShape } from './shape-check.js';
 
 /** No tasks: what a job's workers hold once its processes died. */
 const NO_TASKS: readonly TaskPlacement[] = Object.freeze([]);
+/** No data workers. */
+const NO_AUX: readonly AuxTask[] = Object.freeze([]);
 /** The start of a job without a start-up time: a zero pause (shared by every such start). */
 const NO_STARTUP: readonly PauseStep[] = Object.freeze([Object.freeze({ kind: 'starting', seconds: 0 })]);
 
@@ -57,6 +60,8 @@ export class JobControl {
   private changes: JobChanges = noChanges();
   /** GPUs of running jobs weighted by their speed (the utilisation numerator). */
   busyGpus = 0;
+  /** What remote data workers' output counts for per node of a job's GPU tasks, CPU thousandths (null: no cap; see input-supply.ts). */
+  private readonly remoteInputCap: number | null;
   /** Names the policy whose decision a shape breach comes from, in its error. */
   decidedBy = '';
 
@@ -65,6 +70,7 @@ export class JobControl {
     this.cluster = setup.cluster;
     this.scenario = setup.scenario;
     this.tracker = setup.tracker;
+    this.remoteInputCap = setup.scenario.params.dataWorkerNetworkCapCpuMilli ?? null;
     setup.jobs.forEach((job, index) => {
       if (this.jobsById.has(job.spec.id)) throw new InvariantError(`duplicate job id ${job.spec.id}`);
       this.jobsById.set(job.spec.id, job);
@@ -262,17 +268,57 @@ export class JobControl {
   /** Gives a running job auxiliary tasks on idle capacity. */
   attach(job: JobRuntime, tasks: readonly AuxTask[]): void {
     this.expectPhase(job, 'running', 'attach auxiliary tasks to');
+    job.advanceTo(this.engine.nowS);
     this.cluster.attachAux(job.spec.id, tasks);
+    this.inputChanged(job);
   }
 
   /** Takes auxiliary tasks back from a job. */
   detach(job: JobRuntime, tasks: readonly AuxTask[]): void {
+    job.advanceTo(this.engine.nowS);
     this.cluster.detachAux(job.spec.id, tasks);
+    this.inputChanged(job);
   }
 
   /** Takes back every auxiliary task on a node that went down. */
   evictAuxOn(nodeIndex: number): void {
-    this.evictions.push(...this.cluster.evictAuxOn(nodeIndex));
+    this.tookBack(this.cluster.evictAuxOn(nodeIndex));
+  }
+
+  /** Starts tracking a running job's input queue (a data policy listens to it): its level reads from now on. */
+  trackInput(job: JobRuntime): void {
+    if (job.dataState !== null) return;
+    dataStateOf(job, this.engine.nowS);
+    if (job.phase === 'running') {
+      updateInputSupply(job, this.cluster.tasksOf(job.spec.id) ?? NO_TASKS, this.cluster.auxOf(job.spec.id), this.remoteInputCap, this.engine.nowS);
+      refreshInputQueue(job, this.engine.nowS);
+    }
+  }
+
+  /** A running job's input queue fill now (0 empty, 1 full); null when its input is not tracked. */
+  inputQueueLevel(job: JobRuntime): number | null {
+    return job.dataState === null ? null : inputQueueLevelNow(job.dataState, this.engine.nowS);
+  }
+
+  /** Auxiliary tasks were taken back: their owners slow down from now, and the data policy hears of it. */
+  private tookBack(evicted: readonly Eviction[]): void {
+    if (evicted.length === 0) return;
+    this.evictions.push(...evicted);
+    let last: string | null = null;
+    for (const { jobId } of evicted) {
+      if (jobId === last) continue;
+      last = jobId;
+      const owner = this.job(jobId);
+      if (owner.phase !== 'running') continue;
+      owner.advanceTo(this.engine.nowS);
+      this.inputChanged(owner);
+    }
+  }
+
+  /** A running job's tasks or data workers changed: its input supply, speed and input queue follow. */
+  private inputChanged(job: JobRuntime): void {
+    updateInputSupply(job, this.cluster.tasksOf(job.spec.id) ?? NO_TASKS, this.cluster.auxOf(job.spec.id), this.remoteInputCap, this.engine.nowS);
+    this.refreshRate(job);
   }
 
   /** The auxiliary tasks taken back since the last call, in the order they were taken. */
@@ -285,8 +331,7 @@ export class JobControl {
   /** Allocates tasks to a job, keeping the auxiliary tasks that gave way. */
   private allocate(job: JobRuntime, tasks: readonly TaskPlacement[]): void {
     if (job.phase === 'running') this.changes.resized.push(job);
-    const evicted = this.cluster.allocate(job.spec.id, tasks);
-    if (evicted.length > 0) this.evictions.push(...evicted);
+    this.tookBack(this.cluster.allocate(job.spec.id, tasks));
   }
 
   /** Throws an InvariantError unless every task is of `role`. */
@@ -395,6 +440,7 @@ export class JobControl {
     }
     job.shapeSinceS = this.engine.nowS;
     job.hardwareFactor = this.hardwareFactorOf(job);
+    if (job.spec.preprocessing !== undefined || job.dataState !== null) updateInputSupply(job, tasks, this.cluster.auxOf(job.spec.id), this.remoteInputCap, this.engine.nowS);
     this.refreshRate(job);
   }
 
@@ -483,6 +529,7 @@ export class JobControl {
     job.busyGpusCounted = job.rateStepsPerS > 0 ? job.gpus * job.speedFactor * job.hardwareFactor * job.preprocessingFactor : 0;
     this.busyGpus += job.busyGpusCounted;
     job.epoch++;
+    if (job.dataState !== null) refreshInputQueue(job, this.engine.nowS);
     if (job.rateStepsPerS > 0) {
       job.lastRateStepsPerS = job.rateStepsPerS;
       job.noteRate(this.engine.nowS, job.rateStepsPerS);
@@ -583,6 +630,10 @@ export class JobControl {
     this.cluster.release(job.spec.id);
     const aux = this.cluster.auxOf(job.spec.id);
     if (aux.length > 0) this.cluster.detachAux(job.spec.id, [...aux]);
+    if (job.dataState !== null) {
+      updateInputSupply(job, NO_TASKS, NO_AUX, this.remoteInputCap, this.engine.nowS);
+      refreshInputQueue(job, this.engine.nowS);
+    }
     this.busyGpus -= job.busyGpusCounted;
     job.busyGpusCounted = 0;
     job.gpus = 0;

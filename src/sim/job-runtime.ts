@@ -91,6 +91,8 @@ export interface DataWorkerState {
   level: number;
   levelAtS: number;
   levelPerS: number;
+  /** CPU per GPU (thousandths) working on its input as last computed; null while it holds no GPU. */
+  cpuMilliPerGpu: number | null;
 }
 
 /** What a job reads the current simulated time from (the simulation's engine). */
@@ -270,6 +272,11 @@ export class JobRuntime implements OracleJobView, JobRecord {
 
   /** Its data workers and input queue (null until it first has a data worker or a queue level is read). */
   dataState: DataWorkerState | null = null;
+
+  /** Data-worker-seconds it held. */
+  get dataWorkerS(): number {
+    return this.dataState?.workerS ?? 0;
+  }
 
   /** True while a resize or restart pauses training (resources held, no progress). */
   paused = false;

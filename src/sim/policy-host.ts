@@ -7,7 +7,7 @@ import type { AutoscalePolicy } from '../policies/autoscale/types.js';
 import type { HistoryView } from '../policies/autoscale/history-view.js';
 import type { DataPolicy } from '../policies/data/types.js';
 import type { Decision } from '../policies/decision.js';
-import { presetStack } from '../policies/presets.js';
+import { DEFAULT_DATA_POLICY, presetStack } from '../policies/presets.js';
 import { hasSpotJobs, PRIORITY_CLASSES, reclaimForHighPriority } from '../policies/scheduling/priority-classes.js';
 import type { RecoveryPolicy } from '../policies/recovery/types.js';
 import { policyEntry, type PolicyEntry, type PolicyHandle, type PolicyKind } from '../policies/registry.js';
@@ -52,7 +52,7 @@ export function stackOf(scenario: Scenario): PolicyStackChoice {
     placement: pick('placement', preset.placement),
     recovery: chosen.recovery ?? { name: scenario.recovery ?? preset.recovery, options: {} },
     autoscale: pick('autoscale', preset.autoscale),
-    data: pick('data', preset.data ?? 'none'),
+    data: pick('data', preset.data ?? DEFAULT_DATA_POLICY),
   };
 }
 
@@ -142,6 +142,8 @@ export class PolicyHost {
     this.sampler = new Sampler({ periodS: scenario.params.samplePeriodS, seed: scenario.seed }, {
       truthOf: (jobId) => {
         const job = this.control.job(jobId);
+        const level = this.control.inputQueueLevel(job);
+        if (level !== null) return { jobId, spec: job.spec, shape: job.shape, stepsPerS: job.rateStepsPerS, inputQueueLevel: level };
         if (job.psRanked.length === 0) return { jobId, spec: job.spec, shape: job.shape, stepsPerS: job.rateStepsPerS };
         const ps = { tasks: this.cluster.tasksOf(jobId) ?? [], psRanked: job.psRanked, steps: job.progressSteps };
         return { jobId, spec: job.spec, shape: job.shape, stepsPerS: job.rateStepsPerS, ps };
@@ -312,6 +314,11 @@ export class PolicyHost {
         this.scheduleSample();
       },
       unlisten: (jobId: string) => this.sampler.unlisten(jobId),
+      listenInput: (jobId: string) => {
+        this.control.trackInput(this.control.job(jobId));
+        this.sampler.listen(jobId);
+        this.scheduleSample();
+      },
     };
     return this.observing;
   }

@@ -34,6 +34,8 @@ export interface UsageTruth {
   readonly stepsPerS: number;
   /** For a job with a PS truth: its tasks, its PS in rank order and the steps it has done. */
   readonly ps?: { readonly tasks: readonly TaskPlacement[]; readonly psRanked: readonly TaskPlacement[]; readonly steps: number };
+  /** Its input queue's fill (0 empty, 1 full) when its input is tracked; absent otherwise. */
+  readonly inputQueueLevel?: number;
 }
 
 /** Where the sampler reads a listened job's current truth. */
@@ -115,7 +117,10 @@ export class Sampler {
         history = { records: [], start: 0, nextIndex: 0 };
         this.histories.set(jobId, history);
       }
-      const record = this.measure(this.source.truthOf(jobId), nowS, history.nextIndex++);
+      const truth = this.source.truthOf(jobId);
+      const measured = this.measure(truth, nowS, history.nextIndex++);
+      // A queue's fill is read as it is (a count of buffered batches, not a noisy rate).
+      const record = truth.inputQueueLevel === undefined ? measured : { ...measured, inputQueueLevel: truth.inputQueueLevel };
       if (history.records.length < SAMPLES_KEPT) {
         history.records.push(record);
       } else {

@@ -100,6 +100,14 @@ export class Simulation {
       ...(options.dataPolicy ? { dataPolicy: options.dataPolicy } : {}),
       ...(options.history ? { history: options.history } : {}),
     });
+    // A data policy that moves preprocessing off the training tasks queues them with less CPU.
+    const data = this.host.data;
+    if (data.trainingRoles !== undefined) {
+      for (const job of this.jobs) {
+        const roles = data.trainingRoles(job.spec);
+        if (roles !== null) job.replaceRoles(roles);
+      }
+    }
     this.scheduling = this.host.scheduling;
     this.placement = this.host.placement;
     this.recovery = this.host.recovery;

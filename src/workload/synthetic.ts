@@ -1,6 +1,7 @@
 import type { RandomStream, RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
 import type { CheckpointSpec, ElasticSpec, JobSpec, RoleSpec, SpeedSpec } from '../model/job-spec.js';
+import { drawPreprocessing } from '../model/preprocessing.js';
 import { ANT_LLM_COMM_SHARE, ANT_LLM_NODE_UNIT, ANT_LLM_STEP_S } from './generators/ant.js';
 import { edlTrainerJob } from './generators/edl-trainers.js';
 import { optimusPsJob } from './generators/optimus-ps.js';
@@ -66,6 +67,14 @@ export interface SyntheticSpec {
   readonly user: string;
   /** Number of users "user-1" … "user-N", user k submitting in proportion to 1/k (Zipf); 0 = every job is `user`'s. */
   readonly users: number;
+  /**
+   * Input preprocessing of the GPU jobs (`batch`, `allreduce`, `elastic`), drawn per job from the
+   * model families (model/preprocessing.ts, keyed by the seed and the job's id): absent, none. With
+   * `request: 'need'` a replica asks for the CPU its input needs (its users raise the CPU:GPU ratio
+   * to avoid starving, as the seed says they do), at most `maxCpuMilliPerReplica`; with `'given'`,
+   * for `cpuCoresPerGpu`.
+   */
+  readonly preprocessing?: { readonly request: 'need' | 'given'; readonly maxCpuMilliPerReplica: number };
 }
 
 /** Nominal step time of generated allreduce jobs, in seconds. */
@@ -157,7 +166,7 @@ export function generateSyntheticJobs(spec: SyntheticSpec, streams: RandomStream
         jobs.push(edlTrainerJob(base, draws.durationS, edlStream, (gpus) => demandOf(spec, gpus)));
         break;
       default:
-        jobs.push(gpuMixJob(spec, kind, draws, base));
+        jobs.push(withPreprocessing(spec, gpuMixJob(spec, kind, draws, base), streams.seed));
     }
   }
   return jobs;
@@ -184,6 +193,17 @@ function gpuMixJob(spec: SyntheticSpec, kind: 'batch' | 'allreduce' | 'elastic',
     totalSteps: kind === 'batch' ? durationS : durationS / SYNTHETIC_STEP_TIME_S,
     speed,
   };
+}
+
+/** A GPU job with its drawn preprocessing need (and, asked for at its need, its workers' CPU) when the spec asks for it. */
+function withPreprocessing(spec: SyntheticSpec, job: JobSpec, seed: number): JobSpec {
+  const asked = spec.preprocessing;
+  const worker = job.roles[0]!;
+  if (asked === undefined || worker.demand.gpus === 0) return job;
+  const preprocessing = drawPreprocessing(`${seed}|${job.id}`);
+  if (asked.request === 'given') return { ...job, preprocessing };
+  const cpuMilli = Math.min(asked.maxCpuMilliPerReplica, preprocessing.cpuMilliPerGpu * worker.demand.gpus);
+  return { ...job, roles: [{ ...worker, demand: { ...worker.demand, cpuMilli } }, ...job.roles.slice(1)], preprocessing };
 }
 
 /** An `llm` job: SYNTHETIC_LLM_NODES workers of a whole node, Ant's LLM step times, the drawn duration, checkpoints. */

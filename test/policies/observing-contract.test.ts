@@ -36,6 +36,7 @@ function contractCase(): { cluster: ClusterState; running: JobView[]; context: O
     samples: (jobId) => (listened.has(jobId) ? [{ atS: 570, stepsPerS: 10, roles: [{ role: 'ps', replicas: 1, cpuUsedCores: 3.9, memUsedMiB: 4000 }] }] : []),
     listen: (jobId) => void listened.add(jobId),
     unlisten: (jobId) => void listened.delete(jobId),
+    listenInput: (jobId) => void listened.add(jobId),
   };
   return { cluster, running, context };
 }
