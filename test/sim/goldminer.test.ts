@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterSpec } from '../../src/model/cluster-spec.js';
 import type { JobSpec } from '../../src/model/job-spec.js';
 import { Simulation, simulate } from '../../src/sim/simulation.js';
-import { scenarioOf } from '../helpers.js';
+import { batchJob, scenarioOf } from '../helpers.js';
 
 /** The seed's machine: 8 V100s and 64 vCPU. */
 function seedMachines(count: number): ClusterSpec {
@@ -14,19 +14,9 @@ function seedMachines(count: number): ClusterSpec {
 
 /** A batch job of `gpus` GPUs asking `cpuMilli`, `durationS` at full speed, needing `needMilliPerGpu` per GPU for it. */
 function inputJob(id: string, submitS: number, gpus: number, cpuMilli: number, durationS: number, needMilliPerGpu: number): JobSpec {
-  return {
-    id,
-    kind: 'batch',
-    submitS,
-    user: '',
-    gpuTypes: [],
-    roles: [{ role: 'worker', replicas: 1, demand: { gpus, gpuMilli: 1000, cpuMilli, memMiB: 32 * 1024 } }],
-    elastic: null,
-    totalSteps: durationS,
-    speed: { kind: 'fixed' },
-    source: `test:${id}`,
-    preprocessing: { cpuMilliPerGpu: needMilliPerGpu },
-  };
+  const job = batchJob(id, submitS, gpus, durationS);
+  const worker = job.roles[0]!;
+  return { ...job, roles: [{ ...worker, demand: { ...worker.demand, cpuMilli } }], preprocessing: { cpuMilliPerGpu: needMilliPerGpu } };
 }
 
 const HOUR_S = 3600;
