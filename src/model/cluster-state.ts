@@ -78,6 +78,8 @@ export class ClusterState implements ClusterView {
   /** For each node, the jobs holding tasks on it and how many. */
   private readonly taskCountsByNode: Map<string, number>[];
   private allocatedGpuMilliTotal = 0;
+  /** Auxiliary tasks held over the cluster. */
+  private auxTasks = 0;
   private allocatedCpuMilliTotal = 0;
   private allocatedMemMiBTotal = 0;
   private schedulableWholeFree = 0;
@@ -210,6 +212,11 @@ export class ClusterState implements ClusterView {
     return this.auxByJob.get(jobId) ?? [];
   }
 
+  /** Auxiliary tasks (data workers) held over the cluster now. */
+  get auxTaskCount(): number {
+    return this.auxTasks;
+  }
+
   get allocatedGpus(): number {
     return this.allocatedGpuMilliTotal / GPU_MILLI;
   }
@@ -282,6 +289,7 @@ export class ClusterState implements ClusterView {
       this.allocatedCpuMilliTotal += task.cpuMilli;
       this.auxByNode[task.nodeIndex]!.push({ jobId, task });
       held.push(task);
+      this.auxTasks++;
     }
     if (held.length > 0) this.auxByJob.set(jobId, held);
   }
@@ -293,6 +301,7 @@ export class ClusterState implements ClusterView {
       const index = held ? held.indexOf(task) : -1;
       if (!held || index < 0) throw new InvariantError(`job ${jobId} does not hold that auxiliary task on node ${task.nodeIndex}`);
       held.splice(index, 1);
+      this.auxTasks--;
       const onNode = this.auxByNode[task.nodeIndex]!;
       onNode.splice(onNode.findIndex((e) => e.task === task), 1);
       this.changedNodes?.add(task.nodeIndex);

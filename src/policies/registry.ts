@@ -131,7 +131,9 @@ export const autoscalePolicies = {
 
 /** Data-worker policies by id: one line each ("coupled": no data workers, preprocessing on the training tasks' CPUs). */
 export const dataPolicies = {
-  coupled: plain(() => createCoupledData()),
+  coupled: withOptions(z.strictObject({ maxCpuCoresPerGpu: positiveOption.optional() }), (_handle, o) =>
+    createCoupledData(o.maxCpuCoresPerGpu === undefined ? {} : { maxCpuMilliPerGpu: Math.round(o.maxCpuCoresPerGpu * 1000) }),
+  ),
   goldminer: withOptions(
     z.strictObject({ tick: durationOption.optional(), workerCpuCores: positiveOption.optional(), workerMemGiB: positiveOption.optional(), trainingCpuCoresPerGpu: positiveOption.optional() }),
     (_handle, o) =>

@@ -5,7 +5,7 @@ import type { TaskPlacement } from '../model/allocation.js';
 /** One row of the fault and recovery timeline (timeline.csv). */
 export interface TimelineRow {
   readonly timeS: number;
-  /** What happened: fault, repair, job-crash, job-hang, job-failed, scale-plan (an auto-scaler's plan). */
+  /** What happened: fault, repair, job-crash, job-hang, job-failed, scale-plan (an auto-scaler's plan), data-workers (the cluster's count changed: detail). */
   readonly event: string;
   readonly faultType: string;
   readonly node: string;

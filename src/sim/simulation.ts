@@ -273,10 +273,22 @@ export class Simulation {
     return this.fitsEmpty.fits(job.spec, smallest);
   }
 
+  /** Data workers over the cluster as the timeline last said. */
+  private dataWorkersLogged = 0;
+
+  /** Adds a timeline row when the instant changed how many data workers the cluster holds. */
+  private logDataWorkers(): void {
+    const workers = this.cluster.auxTaskCount;
+    if (workers === this.dataWorkersLogged) return;
+    this.dataWorkersLogged = workers;
+    this.faults.log({ timeS: this.engine.nowS, event: 'data-workers', faultType: '', node: '', gpu: null, jobId: '', detail: `${workers} data workers` });
+  }
+
   private endOfInstant(): void {
     // Jobs that crashed in this instant recover once each, against the hardware all their faults left.
     this.faultHandler.recoverCrashed();
     this.host.endOfInstant(this.faultHandler);
+    this.logDataWorkers();
     this.control.clearDirty();
     this.checker?.afterInstant({ nowS: this.engine.nowS, queued: this.control.queued, running: this.control.running, endedJobs: this.control.endedJobs });
   }

@@ -1,4 +1,5 @@
 /** GoldMiner in the simulation: speed from the input supply, data workers that grow and yield, CPU never over-allocated. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ClusterSpec } from '../../src/model/cluster-spec.js';
 import type { JobSpec } from '../../src/model/job-spec.js';
@@ -31,8 +32,13 @@ describe('one input-bound job (the seed single-job case)', () => {
 
   it('goldminer brings it near full speed with data workers on the idle CPUs', () => {
     const coupled = simulate(scenarioOf(seedMachines(1), [job], { policy: 'fifo' })).jobs[0]!.endS!;
-    const { jobs } = simulate(scenarioOf(seedMachines(1), [job], { policy: 'goldminer' }), { checkInvariants: true });
+    const { jobs, timeline } = simulate(scenarioOf(seedMachines(1), [job], { policy: 'goldminer' }), { checkInvariants: true });
     const speedup = coupled / jobs[0]!.endS!;
+    // The timeline says each change of the cluster's data workers: growth, then all given back at the end.
+    const counts = timeline.filter((row) => row.event === 'data-workers').map((row) => Number.parseInt(row.detail, 10));
+    expect(counts.length).toBeGreaterThan(2);
+    expect(Math.max(...counts)).toBe(15);
+    expect(counts[counts.length - 1]).toBe(0);
     console.log(`goldminer single job: ${speedup.toFixed(2)}x faster than coupled (bound: 64/8 = 8x; the paper: up to 12.1x)`);
     // 2 vCPU kept + 15 data workers of 4 = 62 of the 64 it needs, after a few ticks of growth.
     expect(speedup).toBeGreaterThan(7);
@@ -74,5 +80,47 @@ describe('data-worker growth', () => {
     // The first job kept training (slower) while the second ran: it still ends, later than alone.
     const alone = simulate(scenarioOf(seedMachines(1), [first], { policy: 'goldminer' })).jobs[0]!.endS!;
     expect(jobs.find((j) => j.spec.id === 'video')!.endS!).toBeGreaterThan(alone);
+  });
+});
+
+describe('coupled', () => {
+  // A holds 4 GPUs and 32 vCPU of the machine for 10 h; B asks for 1 GPU and all 64 vCPU its input needs.
+  const a = inputJob('a', 0, 4, 32_000, 10 * HOUR_S, 8_000);
+  const b = inputJob('b', 1, 1, 64_000, HOUR_S, 64_000);
+
+  it('makes a job wait for its CPU although GPUs are free', () => {
+    const { jobs } = simulate(scenarioOf(seedMachines(1), [a, b], { policy: 'fifo' }), { checkInvariants: true });
+    const waiting = jobs.find((j) => j.spec.id === 'b')!;
+    expect(waiting.firstStartS).toBe(10 * HOUR_S);
+    expect(waiting.endS).toBe(11 * HOUR_S);
+  });
+
+  it('with maxCpuCoresPerGpu, starts it at once with that CPU, starved', () => {
+    const policies = { data: { name: 'coupled', options: { maxCpuCoresPerGpu: 8 } } };
+    const { jobs } = simulate(scenarioOf(seedMachines(1), [a, b], { policy: 'fifo', policies }), { checkInvariants: true });
+    const starved = jobs.find((j) => j.spec.id === 'b')!;
+    expect(starved.firstStartS).toBe(1);
+    // 8 of the 64 vCPU its input needs: an eighth of its speed.
+    expect(starved.endS! - 1).toBeCloseTo(8 * HOUR_S, 6);
+  });
+});
+
+describe('no CPU is ever over-allocated between training tasks and data workers', () => {
+  it('holds after every instant of random goldminer runs (the invariant checker re-derives every node)', () => {
+    const jobArb = fc.record({
+      submitS: fc.integer({ min: 0, max: 4 * HOUR_S }),
+      gpus: fc.constantFrom(1, 2, 4, 8),
+      cpuCores: fc.integer({ min: 1, max: 64 }),
+      durationS: fc.integer({ min: 60, max: 6 * HOUR_S }),
+      needCores: fc.constantFrom(4, 12, 16, 24, 32, 64),
+    });
+    fc.assert(
+      fc.property(fc.array(jobArb, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 3 }), (drawn, machines) => {
+        const jobs = drawn.map((j, k) => inputJob(`j${k}`, j.submitS, j.gpus, Math.min(64, j.cpuCores) * 1000, j.durationS, j.needCores * 1000));
+        const result = simulate(scenarioOf(seedMachines(machines), jobs, { policy: 'goldminer' }), { checkInvariants: true });
+        expect(result.summary.jobs.completed).toBe(jobs.length);
+      }),
+      { numRuns: 40, seed: 14 },
+    );
   });
 });

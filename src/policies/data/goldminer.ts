@@ -21,8 +21,7 @@
  */
 import type { AuxTask } from '../../model/allocation.js';
 import type { ClusterView } from '../../model/cluster-state.js';
-import { GPU_MILLI } from '../../model/cluster-spec.js';
-import type { JobSpec, RoleSpec } from '../../model/job-spec.js';
+import { trainingRolesOf } from './training-cpu.js';
 import type { Decision } from '../decision.js';
 import type { JobView, ObservingContext } from '../types.js';
 import type { DataPolicy } from './types.js';
@@ -86,19 +85,6 @@ export function createGoldMiner(options: GoldMinerOptions = {}): DataPolicy {
   };
 }
 
-/** A job's roles with its GPU roles' CPU cut to the training workers' share (others as they are); null when nothing changes. */
-export function trainingRolesOf(spec: JobSpec, trainingCpuMilliPerGpu: number): JobSpec['roles'] | null {
-  let changed = false;
-  const roles = spec.roles.map((role): RoleSpec => {
-    const { demand } = role;
-    if (demand.gpus === 0) return role;
-    const share = Math.ceil((trainingCpuMilliPerGpu * demand.gpus * demand.gpuMilli) / GPU_MILLI);
-    if (demand.cpuMilli <= share) return role;
-    changed = true;
-    return { ...role, demand: { ...demand, cpuMilli: share } };
-  });
-  return changed ? roles : null;
-}
 
 /** Per job, the DWs it asks for this round (added to `wants`): see the module comment. */
 function sizeJobs(context: ObservingContext, states: Map<string, JobState>, workerCpuMilli: number, wants: Map<string, number>): void {
