@@ -201,12 +201,13 @@ export class PolicyHost {
       this.data.onEvicted?.(evictions);
       if (this.control.runningCount > 0) this.consult('data', this.data.data(this.observingContext()));
     }
+    // The CPU-starvation meter judges the waiting jobs on what the instant left, every kind having acted.
+    if (this.control.queuedCount > 0) this.control.starvation.look(this.engine.nowS);
     this.due.scheduling = this.due.autoscale = this.due.data = false;
     // Clearing a set makes it a new table: skipped when nothing was added.
     if (this.changedThisInstant.size > 0) this.changedThisInstant.clear();
     // Changes wait for the next scheduling pass even when nothing is queued or running: a policy
     // keeping its own index must hear of the jobs that stopped before the cluster went idle.
-    if (this.control.queuedCount > 0) this.control.starvation.look(this.engine.nowS);
   }
 
   /** What the scheduling policy sees (one object for the run: it reads the time, the queue and the running list when asked; `changes` is set each pass). */
