@@ -1,7 +1,7 @@
 import { CapacityScratch } from '../model/capacity.js';
 import { GPU_MILLI } from '../model/cluster-spec.js';
 import type { ClusterView } from '../model/cluster-state.js';
-import type { JobRequest, ReplicaDemand } from '../model/job-spec.js';
+import type { JobRequest } from '../model/job-spec.js';
 import { shapeSignature } from '../policies/scheduling/shape-queue.js';
 import { placementRequestOf, type PlacementPolicy, type PlacementRequest } from '../policies/types.js';
 import type { JobRuntime } from './job-runtime.js';
@@ -206,17 +206,11 @@ function gangsOf(request: JobRequest): Gangs {
     if (demand.gpus > 0 && demand.gpuMilli >= GPU_MILLI) wholeGpus += demand.gpus;
     if (demand.cpuMilli > 0) asksCpu = true;
   }
-  let withoutCpu: PlacementRequest | null = null;
-  if (asksGpus && asksCpu) {
-    // Replicas that shared a demand share its CPU-less copy (placements may compare demands by identity).
-    const zeroed = new Map<ReplicaDemand, ReplicaDemand>();
-    const zero = (demand: ReplicaDemand): ReplicaDemand => {
-      let copy = zeroed.get(demand);
-      if (copy === undefined) zeroed.set(demand, (copy = { ...demand, cpuMilli: 0 }));
-      return copy;
-    };
-    withoutCpu = { ...asked, replicas: asked.replicas.map((replica) => ({ role: replica.role, demand: zero(replica.demand) })) };
-  }
+  // Replicas of a role share its demand, and its CPU-less copy: built field by field in the importers' order, so placements see one object shape.
+  const withoutCpu =
+    asksGpus && asksCpu
+      ? placementRequestOf({ ...request, roles: request.roles.map((role) => ({ ...role, demand: { gpus: role.demand.gpus, gpuMilli: role.demand.gpuMilli, cpuMilli: 0, memMiB: role.demand.memMiB } })) })
+      : null;
   return { asked, withoutCpu, wholeGpus };
 }
 
