@@ -11,6 +11,10 @@ export interface JobRecord {
   readonly endS: number | null;
   /** Seconds spent waiting in the queue (all waits, including after preemptions). */
   readonly queuedS: number;
+  /** Seconds of `queuedS` it was CPU-starved: GPUs free for its gang, CPU not (see sim/cpu-starvation.ts). */
+  readonly cpuStarvedWaitS: number;
+  /** Data-worker-seconds it held (0 without data workers). */
+  readonly dataWorkerS: number;
   readonly restarts: number;
   /** Its pods the OOM killer ended. */
   readonly oomKills: number;

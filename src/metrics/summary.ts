@@ -27,6 +27,22 @@ export interface SpotClassSummary extends ClassSummary {
   readonly preemptionLostGpuHours: number;
 }
 
+/** CPU-starved waiting of completed jobs. */
+export interface CpuStarvedSummary {
+  /** Seconds per completed job. */
+  readonly mean: number;
+  /** Seconds over all completed jobs. */
+  readonly total: number;
+  /** `total` over all the waiting (queued seconds) of completed jobs; 0 when none waited. */
+  readonly share: number;
+}
+
+/** Data workers of completed jobs. */
+export interface DataWorkersSummary {
+  /** Mean over completed jobs of data-worker-seconds per second from first start to end (0 for a job without data workers). */
+  readonly meanPerJob: number;
+}
+
 /** Per-class results of a workload with spot jobs. */
 export interface PriorityClassesSummary {
   readonly high: ClassSummary;
@@ -58,6 +74,10 @@ export interface RunSummary {
   readonly lostGpuHours: number;
   /** GPU-hours faults kept jobs from training (detection, queueing again, rescheduling, node checks, start-up, loading, hangs, running scaled down). */
   readonly downtimeGpuHours: number;
+  /** Completed jobs' CPU-starved waiting (GPUs free for the gang, CPU not): see CpuStarvedSummary. */
+  readonly cpuStarvedWaitS: CpuStarvedSummary;
+  /** Completed jobs' data workers: see DataWorkersSummary. */
+  readonly dataWorkers: DataWorkersSummary;
   readonly events: number;
   readonly perf: { readonly wallS: number; readonly eventsPerS: number };
   /** Present only when the workload has spot jobs (so runs without them keep their summaries). */
@@ -132,6 +152,8 @@ export function buildSummary(input: SummaryInput): RunSummary {
     scalePlans: input.scalePlans ?? 0,
     lostGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.lostGpuS, 0) / 3600),
     downtimeGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.downtimeGpuS, 0) / 3600),
+    cpuStarvedWaitS: cpuStarvedOf(completed),
+    dataWorkers: { meanPerJob: roundRatio(meanDataWorkers(completed, endS)) },
     events: input.events,
     perf: { wallS: 0, eventsPerS: 0 },
     ...priorityClassesOf(jobs),
@@ -153,6 +175,32 @@ function priorityClassesOf(jobs: readonly JobRecord[]): { priorityClasses: Prior
       },
     },
   };
+}
+
+/** Completed jobs' CPU-starved waiting: mean and total seconds, and its share of their queued seconds. */
+function cpuStarvedOf(completed: readonly JobRecord[]): CpuStarvedSummary {
+  let starvedS = 0;
+  let queuedS = 0;
+  for (const job of completed) {
+    starvedS += job.cpuStarvedWaitS;
+    queuedS += job.queuedS;
+  }
+  return {
+    mean: roundS(completed.length > 0 ? starvedS / completed.length : 0),
+    total: roundS(starvedS),
+    share: roundRatio(queuedS > 0 ? Math.min(1, starvedS / queuedS) : 0),
+  };
+}
+
+/** Mean over completed jobs of data-worker-seconds per second from first start to end (a job with no such second counts 0); 0 for none. */
+function meanDataWorkers(completed: readonly JobRecord[], endS: number): number {
+  if (completed.length === 0) return 0;
+  let sum = 0;
+  for (const job of completed) {
+    const wallS = job.wallSinceStartS(endS);
+    if (wallS > 0) sum += job.dataWorkerS / wallS;
+  }
+  return sum / completed.length;
 }
 
 /** Job counts and completed jobs' JCT and waits of one class. */

@@ -46,6 +46,7 @@ export const JOB_COLUMNS = [
   'droppedShards',
   'secondsTo90PctSpeed',
   'firstStepsPerS',
+  'cpuStarvedWaitS',
 ] as const;
 
 /** One row per job, as of the end of the run at `endS`; empty cells for what never happened. */
@@ -94,6 +95,7 @@ export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
       job.droppedShards,
       job.secondsTo90PctSpeed === null ? '' : roundS(job.secondsTo90PctSpeed),
       job.firstStepsPerS === null ? '' : roundRate(job.firstStepsPerS),
+      roundS(job.cpuStarvedWaitS),
     ];
   });
   return stringify([[...JOB_COLUMNS], ...rows]);

@@ -18,6 +18,7 @@ import { hardwareSpeedFactor, type JobRuntime } from './job-runtime.js';
 import { dataStateOf, inputQueueLevelNow, refreshInputQueue, updateInputSupply } from './input-supply.js';
 import { OrderedList } from './ordered-list.js';
 import { checkShape } from './shape-check.js';
+import { CpuStarvationMeter } from './cpu-starvation.js';
 
 /** No tasks: what a job's workers hold once its processes died. */
 const NO_TASKS: readonly TaskPlacement[] = Object.freeze([]);
@@ -64,6 +65,8 @@ export class JobControl {
   private readonly remoteInputCap: number | null;
   /** Names the policy whose decision a shape breach comes from, in its error. */
   decidedBy = '';
+  /** Attributes queued time to CPU starvation (told of every job joining and leaving the queue). */
+  readonly starvation: CpuStarvationMeter;
 
   constructor(setup: JobControlSetup) {
     this.engine = setup.engine;
@@ -71,6 +74,7 @@ export class JobControl {
     this.scenario = setup.scenario;
     this.tracker = setup.tracker;
     this.remoteInputCap = setup.scenario.params.dataWorkerNetworkCapCpuMilli ?? null;
+    this.starvation = new CpuStarvationMeter(setup.cluster, { periodS: setup.scenario.params.samplePeriodS });
     setup.jobs.forEach((job, index) => {
       if (this.jobsById.has(job.spec.id)) throw new InvariantError(`duplicate job id ${job.spec.id}`);
       this.jobsById.set(job.spec.id, job);
@@ -178,6 +182,7 @@ export class JobControl {
     this.expectPhase(job, 'queued', 'start');
     if (!this.queue.delete(job)) throw new InvariantError(`job ${job.spec.id} is queued but not in the queue`);
     const nowS = this.engine.nowS;
+    this.starvation.left(job, nowS);
     job.advanceTo(nowS);
     this.allocate(job, tasks);
     const restarting = job.firstStartS !== null;
@@ -653,6 +658,7 @@ export class JobControl {
     this.queue.push(job);
     job.queuePosition = this.queue.positionOf(job)!;
     this.changes.queued.push(job);
+    this.starvation.joined(job, this.engine.nowS);
   }
 
   /** Puts a job back in the queue in submission order. */
@@ -668,6 +674,7 @@ export class JobControl {
     }
     job.queuePosition = this.queue.positionOf(job)!;
     this.changes.queued.push(job);
+    this.starvation.joined(job, this.engine.nowS);
   }
 
   /** Throws an InvariantError naming the deciding policy unless the job is in `phase`. */

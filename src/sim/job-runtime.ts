@@ -273,7 +273,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** Its data workers and input queue (null until it first has a data worker or a queue level is read). */
   dataState: DataWorkerState | null = null;
 
-  /** Data-worker-seconds it held. */
+  /** Data-worker-seconds it held, as its data state last recorded them (0 without data workers). */
   get dataWorkerS(): number {
     return this.dataState?.workerS ?? 0;
   }

@@ -94,7 +94,8 @@ type PassContext = Omit<SchedulingContext<JobRuntime>, 'changes'> & { changes: S
  * 2. recovery's growth back of the jobs it shrank (right after scheduling, as capacity returns);
  * 3. auto-scaling, when its tick came (a policy without a tick: when something changed);
  * 4. data workers, likewise;
- * 5. when auxiliary tasks gave way in the instant, their data policy is told and consulted again.
+ * 5. when auxiliary tasks gave way in the instant, their data policy is told and consulted again;
+ * 6. while jobs wait, the CPU-starvation meter looks at what the instant left (see cpu-starvation.ts).
  * Each kind's decisions are validated (which decisions the kind may make, phases, shapes) and
  * applied before the next kind runs, so every kind sees what the earlier ones did. Conflicts: a
  * job whose tasks one kind changed in this instant (start, resize, preempt, reshape) is off limits
@@ -138,6 +139,7 @@ export class PolicyHost {
     this.recovery = recoveryEntry.create(scenario.recoveryTimesS ?? {});
     this.autoscale = setup.autoscalePolicy ?? make<AutoscalePolicy>('autoscale', stack.autoscale, handle);
     this.data = setup.dataPolicy ?? make<DataPolicy>('data', stack.data, handle);
+    this.control.starvation.placement = this.placement;
     this.priorityClasses = hasSpotJobs(scenario.jobs);
     this.sampler = new Sampler({ periodS: scenario.params.samplePeriodS, seed: scenario.seed }, {
       truthOf: (jobId) => {
@@ -201,6 +203,8 @@ export class PolicyHost {
       this.data.onEvicted?.(evictions);
       if (this.control.runningCount > 0) this.consult('data', this.data.data(this.observingContext()));
     }
+    // The CPU-starvation meter judges the waiting jobs on what the instant left, every kind having acted.
+    if (this.control.queuedCount > 0) this.control.starvation.look(this.engine.nowS);
     this.due.scheduling = this.due.autoscale = this.due.data = false;
     // Clearing a set makes it a new table: skipped when nothing was added.
     if (this.changedThisInstant.size > 0) this.changedThisInstant.clear();

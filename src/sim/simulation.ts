@@ -162,6 +162,7 @@ export class Simulation {
     for (const job of this.jobs) {
       if (job.phase === 'running' || job.phase === 'queued' || (job.phase === 'waiting' && job.firstStartS !== null)) job.advanceTo(endS);
     }
+    this.control.starvation.settle(endS);
     const summary = buildSummary({
       scenario: this.scenario.name,
       policy: this.scenario.policy,

@@ -26,6 +26,8 @@ function summary(ettr: number, jctMeanS = 100): RunSummary {
     scalePlans: 0,
     lostGpuHours: 0,
     downtimeGpuHours: 0,
+    cpuStarvedWaitS: { mean: 0, total: 0, share: 0 },
+    dataWorkers: { meanPerJob: 0 },
     events: 0,
     perf: { wallS: 0, eventsPerS: 0 },
   };

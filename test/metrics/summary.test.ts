@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { quantiles } from '../../src/metrics/summary.js';
+import type { JobRecord } from '../../src/metrics/job-record.js';
+import { buildSummary, quantiles, type SummaryInput } from '../../src/metrics/summary.js';
 import { simulate } from '../../src/sim/simulation.js';
 import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
 
@@ -24,6 +25,8 @@ const CONTRACT_KEYS = [
   'scalePlans',
   'lostGpuHours',
   'downtimeGpuHours',
+  'cpuStarvedWaitS',
+  'dataWorkers',
   'events',
   'perf',
 ];
@@ -38,6 +41,8 @@ describe('run summary', () => {
     for (const key of ['jctS', 'queueDelayS', 'waitS'] as const) expect(Object.keys(summary[key])).toEqual(['mean', 'p50', 'p90', 'p99']);
     expect(Object.keys(summary.faults)).toEqual(['total', 'byType', 'daysWithFault']);
     expect(Object.keys(summary.perf)).toEqual(['wallS', 'eventsPerS']);
+    expect(Object.keys(summary.cpuStarvedWaitS)).toEqual(['mean', 'total', 'share']);
+    expect(Object.keys(summary.dataWorkers)).toEqual(['meanPerJob']);
   });
 
   it('computes makespan, JCT, queueing and allocation from the schedule', () => {
@@ -59,5 +64,96 @@ describe('run summary', () => {
     const cut = simulate(scenarioOf(gpuCluster(2, 8), jobs, { horizonS: 150 })).summary;
     expect(cut.jobs).toEqual({ submitted: 3, completed: 1, failed: 0, unfinished: 2 });
     expect(cut.makespanS).toBe(150);
+  });
+});
+
+/** A job record with the given times (seconds) and CPU-starved wait and data-worker-seconds; everything else zero. */
+function record(phase: string, startS: number | null, endS: number | null, queuedS: number, cpuStarvedWaitS: number, dataWorkerS: number): JobRecord {
+  return {
+    phase,
+    spec: { submitS: 0 },
+    priorityClass: 'high',
+    firstStartS: startS,
+    endS,
+    queuedS,
+    cpuStarvedWaitS,
+    dataWorkerS,
+    restarts: 0,
+    oomKills: 0,
+    preemptions: 0,
+    reclaimLostGpuS: 0,
+    lostGpuS: 0,
+    downtimeGpuS: 0,
+    attainedGpuS: 0,
+    attainedCpuMilliS: 0,
+    queueS: (nowS) => (startS ?? endS ?? nowS),
+    wallSinceStartS: (nowS) => (startS === null ? 0 : (endS ?? nowS) - startS),
+    effectiveS: () => 0,
+    processRuntimeS: () => 0,
+    daysOfLife: () => ({ days: 0, withFault: 0 }),
+  };
+}
+
+/** The summary of these job records at 1000 s on an empty 8-GPU cluster. */
+function summaryOf(jobs: JobRecord[]): ReturnType<typeof buildSummary> {
+  const input: SummaryInput = {
+    scenario: 's',
+    policy: 'p',
+    seed: 1,
+    jobs,
+    endS: 1000,
+    totalGpus: 8,
+    totalCpuMilli: 96_000,
+    allocatedGpuS: 0,
+    busyGpuS: 0,
+    allocatedCpuMilliS: 0,
+    faultsByType: {},
+    events: 0,
+  };
+  return buildSummary(input);
+}
+
+describe('CPU-starved waiting and data workers in the summary', () => {
+  it('gives mean and total CPU-starved seconds per completed job and their share of the completed jobs\' waiting', () => {
+    const summary = summaryOf([
+      record('completed', 100, 200, 100, 60, 0),
+      record('completed', 300, 400, 300, 0, 0),
+      record('completed', 0, 50, 0, 0, 0),
+      // Unfinished and failed jobs are left out, as for waitS.
+      record('queued', null, null, 1000, 900, 0),
+      record('failed', 10, 20, 10, 10, 0),
+    ]);
+    expect(summary.cpuStarvedWaitS).toEqual({ mean: 20, total: 60, share: 0.15 });
+  });
+
+  it('gives zeros when no completed job waited', () => {
+    expect(summaryOf([record('completed', 0, 10, 0, 0, 0)]).cpuStarvedWaitS).toEqual({ mean: 0, total: 0, share: 0 });
+    expect(summaryOf([]).cpuStarvedWaitS).toEqual({ mean: 0, total: 0, share: 0 });
+  });
+
+  it('rounds the way other seconds and ratios are rounded', () => {
+    const summary = summaryOf([record('completed', 3, 10, 3, 1, 0), record('completed', 0, 10, 0, 0, 0), record('completed', 0, 10, 0, 0, 0)]);
+    expect(summary.cpuStarvedWaitS).toEqual({ mean: 0.333, total: 1, share: 0.333333 });
+  });
+
+  it('averages data workers per completed job over its time from first start to end; a job without data workers counts 0', () => {
+    const summary = summaryOf([
+      // 2 workers over 100 s, and 3 workers' worth over 300 s.
+      record('completed', 100, 200, 0, 0, 200),
+      record('completed', 100, 400, 0, 0, 900),
+      record('completed', 0, 100, 0, 0, 0),
+      record('running', 0, null, 0, 0, 5000),
+    ]);
+    expect(summary.dataWorkers.meanPerJob).toBeCloseTo((2 + 3 + 0) / 3, 6);
+    expect(summaryOf([]).dataWorkers.meanPerJob).toBe(0);
+  });
+
+  it("reads a job's data-worker-seconds from its data state (0 without one)", () => {
+    const jobs = [batchJob('a', 0, 8, 100)];
+    const result = simulate(scenarioOf(gpuCluster(1, 8), jobs));
+    const job = result.jobs[0]!;
+    expect(job.dataWorkerS).toBe(0);
+    job.dataState = { workers: 2, workerS: 150, sinceS: 100, level: 1, levelAtS: 100, levelPerS: 0, cpuMilliPerGpu: null };
+    expect(job.dataWorkerS).toBe(150);
   });
 });
