@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { CapacityScratch } from '../../src/model/capacity.js';
 import { ClusterState } from '../../src/model/cluster-state.js';
+import type { Decision } from '../../src/policies/decision.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { policyEntry, policyIds } from '../../src/policies/registry.js';
 import type { JobView, ObservingContext } from '../../src/policies/types.js';
@@ -75,5 +76,52 @@ describe.each(kinds)('$kind policies (contract)', ({ kind, allowed, run }) => {
       run(id, context);
       expect(snapshot(cluster, running)).toBe(before);
     });
+  });
+});
+
+/** Data policies over two rounds (the first may only listen), the second seeing an empty input queue. */
+describe.each(policyIds('data'))('data policy %s (contract, two rounds)', (id) => {
+  function twoRounds(): { decisions: Decision[]; cluster: ClusterState } {
+    const { context, cluster, running } = contractCase();
+    // The batch job holds its 4 GPUs (as the simulation's start would set them).
+    (running[0] as JobRuntime).gpus = 4;
+    const policy = policyEntry('data', id)!.create(TEST_HANDLE, {});
+    let nowS = 600;
+    const later: ObservingContext = {
+      ...context,
+      get nowS() {
+        return nowS;
+      },
+      samples: () => [{ atS: nowS - 1, stepsPerS: 10, roles: [], inputQueueLevel: 0 }],
+    };
+    policy.data(later);
+    nowS += 3600;
+    return { decisions: policy.data(later), cluster };
+  }
+
+  it('attaches only CPU/memory tasks that fit the idle capacity of schedulable nodes, node by node', () => {
+    const { decisions, cluster } = twoRounds();
+    const cpu = new Map<number, number>();
+    const mem = new Map<number, number>();
+    for (const decision of decisions) {
+      if (decision.kind !== 'attach') continue;
+      for (const task of decision.tasks) {
+        expect(cluster.schedulable(task.nodeIndex)).toBe(true);
+        expect(task.cpuMilli + task.memMiB).toBeGreaterThan(0);
+        cpu.set(task.nodeIndex, (cpu.get(task.nodeIndex) ?? 0) + task.cpuMilli);
+        mem.set(task.nodeIndex, (mem.get(task.nodeIndex) ?? 0) + task.memMiB);
+      }
+    }
+    for (const [i, milli] of cpu) expect(milli).toBeLessThanOrEqual(cluster.idleCpuMilli(i));
+    for (const [i, mib] of mem) expect(mib).toBeLessThanOrEqual(cluster.idleMemMiB(i));
+  });
+
+  it('is deterministic over two rounds', () => {
+    expect(JSON.stringify(twoRounds().decisions)).toBe(JSON.stringify(twoRounds().decisions));
+  });
+
+  it('gives data workers, if any, only to a job whose input queue runs empty (here: the GPU job)', () => {
+    for (const decision of twoRounds().decisions) if (decision.kind === 'attach') expect(decision.jobId).toBe('b');
+    if (id === 'goldminer') expect(twoRounds().decisions.some((d) => d.kind === 'attach')).toBe(true);
   });
 });
