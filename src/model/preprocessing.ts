@@ -92,18 +92,19 @@ export function preprocessingSpeedFactor(spec: PreprocessingSpec, cpuMilliPerGpu
 
 /**
  * dlsim's choice: the input queue between the preprocessing and the training holds this many seconds
- * of training at full speed (a prefetch of a few batches). Its level moves at
- * (supply − consumption) ÷ capacity; the speed itself is min(supply, compute) at once (the buffer's
- * seconds are not credited to speed: they are small against a job's run).
+ * of training at full speed (a prefetch of a few batches). It is a fluid buffer: its fill moves at
+ * (supply − consumption) ÷ capacity; while it holds input the GPUs train at full speed, and once it
+ * runs dry at the supply (min(supply, compute)).
  */
 export const INPUT_QUEUE_S = 10;
 
 /**
- * How fast the input queue's fill (0 empty, 1 full) changes, per second: supply ÷ need per GPU (in
- * units of full-speed consumption) minus what training consumes (1 while it trains, 0 otherwise).
+ * How fast the input queue's fill (0 empty, 1 full) changes, per second: what the supply brings
+ * (supply ÷ need per GPU, in units of full-speed consumption) minus the share of full speed that
+ * training consumes.
  */
-export function inputQueueLevelPerS(spec: PreprocessingSpec, cpuMilliPerGpu: number, training: boolean): number {
-  return (cpuMilliPerGpu / spec.cpuMilliPerGpu - (training ? 1 : 0)) / INPUT_QUEUE_S;
+export function inputQueueLevelPerS(spec: PreprocessingSpec, cpuMilliPerGpu: number, consumedShare: number): number {
+  return (cpuMilliPerGpu / spec.cpuMilliPerGpu - consumedShare) / INPUT_QUEUE_S;
 }
 
 /** The fill of an input queue `dtS` seconds after it was `level`, moving at `levelPerS`, kept in [0, 1]. */

@@ -6,6 +6,8 @@ export type SimEvent =
   | { readonly kind: 'job-arrival'; readonly jobIndex: number }
   /** A running job reaches its last step; stale when the job's epoch moved on. */
   | { readonly kind: 'job-finish'; readonly jobId: string; readonly epoch: number }
+  /** A running job's input queue runs dry: from now it trains at its input's supply; stale when the job's epoch moved on. */
+  | { readonly kind: 'input-dry'; readonly jobId: string; readonly epoch: number }
   /** A paused job (resize, restart) resumes training; stale unless the job is still in that same pause (rate changes do not touch it). */
   | { readonly kind: 'job-resume'; readonly jobId: string; readonly pause: number }
   /** A running job's speed is multiplied by `factor` from now on (a straggler, thermal slowdown, …). */

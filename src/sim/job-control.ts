@@ -15,7 +15,7 @@ import { JobShards } from './job-shards.js';
 import { holdingsOf, psOomAtStep, psTruthOf, rankPs, taskMemNeedMiB } from './ps-job.js';
 import type { FaultTracker } from './fault-tracker.js';
 import { hardwareSpeedFactor, type JobRuntime } from './job-runtime.js';
-import { dataStateOf, inputQueueLevelNow, refreshInputQueue, updateInputSupply } from './input-supply.js';
+import { inputQueueLevelNow, refreshInputQueue, trackInputQueue, updateInputSupply } from './input-supply.js';
 import { OrderedList } from './ordered-list.js';
 import { checkShape } from './shape-check.js';
 import { CpuStarvationMeter } from './cpu-starvation.js';
@@ -293,11 +293,19 @@ export class JobControl {
   /** Starts tracking a running job's input queue (a data policy listens to it): its level reads from now on. */
   trackInput(job: JobRuntime): void {
     if (job.dataState !== null) return;
-    dataStateOf(job, this.engine.nowS);
-    if (job.phase === 'running') {
-      updateInputSupply(job, this.cluster.tasksOf(job.spec.id) ?? NO_TASKS, this.cluster.auxOf(job.spec.id), this.remoteInputCap, this.engine.nowS);
-      refreshInputQueue(job, this.engine.nowS);
-    }
+    job.advanceTo(this.engine.nowS);
+    trackInputQueue(job, this.cluster.tasksOf(job.spec.id) ?? NO_TASKS, this.cluster.auxOf(job.spec.id), this.remoteInputCap, this.engine.nowS);
+    this.refreshRate(job);
+  }
+
+  /** A running job's input queue ran dry: it trains at its input's supply from now. */
+  inputRanDry(job: JobRuntime): void {
+    job.advanceTo(this.engine.nowS);
+    // Dry exactly (the level computed from its rate may miss 0 by a rounding error).
+    const state = job.dataState!;
+    state.level = 0;
+    state.levelAtS = this.engine.nowS;
+    this.refreshRate(job);
   }
 
   /** A running job's input queue fill now (0 empty, 1 full); null when its input is not tracked. */
@@ -530,11 +538,11 @@ export class JobControl {
 
   /** Updates the job's share of busy GPUs and reschedules its finish and its next checkpoint for its current rate. */
   refreshRate(job: JobRuntime): void {
+    const dryInS = job.dataState === null ? Infinity : refreshInputQueue(job, this.engine.nowS);
     this.busyGpus -= job.busyGpusCounted;
     job.busyGpusCounted = job.rateStepsPerS > 0 ? job.gpus * job.speedFactor * job.hardwareFactor * job.preprocessingFactor : 0;
     this.busyGpus += job.busyGpusCounted;
     job.epoch++;
-    if (job.dataState !== null) refreshInputQueue(job, this.engine.nowS);
     if (job.rateStepsPerS > 0) {
       job.lastRateStepsPerS = job.rateStepsPerS;
       job.noteRate(this.engine.nowS, job.rateStepsPerS);
@@ -543,6 +551,7 @@ export class JobControl {
     if (Number.isFinite(finishS)) {
       this.engine.scheduleAt(finishS, { kind: 'job-finish', jobId: job.spec.id, epoch: job.epoch });
     }
+    if (this.engine.nowS + dryInS < finishS) this.engine.scheduleAt(this.engine.nowS + dryInS, { kind: 'input-dry', jobId: job.spec.id, epoch: job.epoch });
     if (job.phase !== 'running') return;
     if (job.saving) {
       this.engine.scheduleAt(Math.max(job.savingUntilS, this.engine.nowS), { kind: 'checkpoint-done', jobId: job.spec.id, epoch: job.epoch });

@@ -815,8 +815,13 @@ export class JobRuntime implements OracleJobView, JobRecord {
   }
 
   /** Current speed in steps per second (0 unless running, not paused, not hung, not crashed and not saving). */
+  /** True while it runs and nothing stops its training (no pause, hang, crash or blocking save). */
+  get trainingActive(): boolean {
+    return this.phase === 'running' && !this.paused && !this.hung && !this.crashed && !this.saving;
+  }
+
   get rateStepsPerS(): number {
-    if (this.phase !== 'running' || this.paused || this.hung || this.crashed || this.saving) return 0;
+    if (!this.trainingActive) return 0;
     return this.baseRateStepsPerS * this.speedFactor * this.hardwareFactor * this.preprocessingFactor;
   }
 

@@ -186,6 +186,7 @@ export class Simulation {
   private isStale(event: SimEvent): boolean {
     switch (event.kind) {
       case 'job-finish':
+      case 'input-dry':
       case 'checkpoint':
       case 'checkpoint-done':
       case 'job-broken': {
@@ -225,6 +226,8 @@ export class Simulation {
         return this.onArrival(event.jobIndex);
       case 'job-finish':
         return this.control.complete(this.control.job(event.jobId));
+      case 'input-dry':
+        return this.control.inputRanDry(this.control.job(event.jobId));
       case 'job-resume':
         return this.control.resume(this.control.job(event.jobId));
       case 'job-speed-factor':

@@ -36,10 +36,11 @@ describe('speed = min(compute, preprocessing supply)', () => {
 
 describe('input queue', () => {
   it('fills while supply exceeds consumption, drains while it falls short, within [0, 1]', () => {
-    expect(inputQueueLevelPerS(video, 128_000, true)).toBeGreaterThan(0);
-    expect(inputQueueLevelPerS(video, 64_000, true)).toBe(0);
-    expect(inputQueueLevelPerS(video, 8_000, true)).toBeLessThan(0);
-    expect(inputQueueLevelPerS(video, 8_000, false)).toBeGreaterThan(0);
+    expect(inputQueueLevelPerS(video, 128_000, 1)).toBeGreaterThan(0);
+    expect(inputQueueLevelPerS(video, 64_000, 1)).toBe(0);
+    expect(inputQueueLevelPerS(video, 8_000, 1)).toBeLessThan(0);
+    expect(inputQueueLevelPerS(video, 8_000, 0.125)).toBe(0);
+    expect(inputQueueLevelPerS(video, 8_000, 0)).toBeGreaterThan(0);
     expect(inputQueueLevelAfter(0.5, 0.1, 100)).toBe(1);
     expect(inputQueueLevelAfter(0.5, -0.1, 100)).toBe(0);
     expect(inputQueueLevelAfter(0.5, 0.01, 10)).toBeCloseTo(0.6, 12);

@@ -47,7 +47,7 @@ describe('one input-bound job (the seed single-job case)', () => {
 });
 
 describe('data-worker growth', () => {
-  it('stops once the input queue stays full', () => {
+  it('stops once the input queue stays full, and settles at the smallest count that keeps it so', () => {
     // Needs 16 vCPU per GPU: reachable on one machine, so its queue fills and stays full.
     const job = inputJob('image', 0, 1, 8_000, 20 * HOUR_S, 16_000);
     const workersAt = (horizonS: number): number => {
@@ -55,10 +55,15 @@ describe('data-worker growth', () => {
       sim.run();
       return sim.cluster.auxOf('image').length;
     };
-    const early = workersAt(1 * HOUR_S);
-    expect(early).toBeGreaterThan(0);
-    expect(workersAt(5 * HOUR_S)).toBe(early);
-    expect(workersAt(15 * HOUR_S)).toBe(early);
+    // 2 vCPU kept + 4 workers of 4 = 18 >= 16: the smallest count that keeps up, found within the first hour.
+    const settled = workersAt(1 * HOUR_S);
+    expect(settled).toBe(4);
+    expect(workersAt(5 * HOUR_S)).toBe(settled);
+    expect(workersAt(15 * HOUR_S)).toBe(settled);
+    // It then stays: the timeline has no change of the workers between the first hour and the end.
+    const { timeline } = simulate(scenarioOf(seedMachines(1), [job], { policy: 'goldminer' }));
+    const changes = timeline.filter((row) => row.event === 'data-workers');
+    expect(changes.filter((row) => row.timeS > HOUR_S && row.detail !== '0 data workers')).toEqual([]);
     // Full speed: the job takes its duration plus the growth's first minutes.
     const { jobs } = simulate(scenarioOf(seedMachines(1), [job], { policy: 'goldminer' }));
     expect(jobs[0]!.endS!).toBeGreaterThan(20 * HOUR_S);

@@ -6,10 +6,12 @@
  * - Training workers keep a small CPU share (`trainingCpuCoresPerGpu`); the rest of a job's input
  *   preprocessing runs in data workers (DWs): stateless CPU tasks on any node's idle CPUs (the seed).
  * - Per job, the signal is the input queue between DWs and training workers (the seed: its state
- *   shows the two sides' relative speed and what another DW would bring). Every tick, a job whose
- *   queue reads empty, or fell since the previous sample while it trained, asks for as many DWs as
- *   double the CPU working on its input (dlsim's choice: a doubling search, at most one tick of
- *   overshoot); a job whose queue reads full asks for none (it stops growing; it keeps its DWs).
+ *   shows the two sides' relative speed and what another DW would bring). Every tick (dlsim's
+ *   rules, a search for the job's size): a job whose queue reads empty asks for as many DWs as
+ *   double the CPU working on its input; one whose queue fell since the previous sample asks for
+ *   one more; one whose queue reads full stops growing, and after two full samples in a row gives
+ *   one DW back (its newest remote one first), until a give-back makes its queue fall: it then
+ *   takes that one again and keeps its size (at most one DW over its need).
  * - Across the cluster, idle CPUs go one DW at a time to the job with the highest speed gain per DW,
  *   weighted by its GPUs: GPUs × DW CPU ÷ CPU already on its input (a starving job's speed grows in
  *   proportion to that CPU). The seed names the objective (e.g. job completion time) but not the
@@ -19,7 +21,7 @@
  * - When a training task needs the CPU, the simulation takes DWs back in the same instant (no
  *   progress is lost: the job slows down); the policy places them again on other idle CPUs, if any.
  */
-import type { AuxTask } from '../../model/allocation.js';
+import type { AuxTask, Eviction } from '../../model/allocation.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import { trainingRolesOf } from './training-cpu.js';
 import type { Decision } from '../decision.js';
@@ -41,6 +43,8 @@ export interface GoldMinerOptions {
 /** A queue at or below this fill reads empty (the training waits for input); at or above FULL, full. */
 const EMPTY = 0.05;
 const FULL = 0.95;
+/** Samples in a row a job's queue reads full before it gives a worker back (dlsim's choice). */
+const FULL_SAMPLES_TO_SHRINK = 2;
 
 /** What the policy keeps of one job between rounds. */
 interface JobState {
@@ -48,6 +52,12 @@ interface JobState {
   lastLevel: number | null;
   /** Time of the last sample read. */
   lastSampleS: number;
+  /** Samples in a row that read full. */
+  fullSamples: number;
+  /** It gave a worker back since its queue last fell. */
+  released: boolean;
+  /** Its queue fell after it gave a worker back: it has found its size and gives no more back. */
+  settled: boolean;
 }
 
 /** Creates the `goldminer` data policy. */
@@ -73,12 +83,15 @@ export function createGoldMiner(options: GoldMinerOptions = {}): DataPolicy {
       const wants = new Map<string, number>();
       for (const [jobId, count] of evicted) wants.set(jobId, count);
       evicted.clear();
+      const releases: Eviction[] = [];
       if (context.nowS >= nextRoundS) {
         nextRoundS = context.nowS + tickS;
-        sizeJobs(context, states, workerCpuMilli, wants);
+        sizeJobs(context, states, workerCpuMilli, wants, releases);
       }
+      // Workers given back free their CPU for this round's grants (detaches apply before attaches).
+      for (const { task } of releases) idle.free(task);
       const grants = grant(context, wants, idle, workerCpuMilli, workerMemMiB);
-      const decisions: Decision[] = [];
+      const decisions: Decision[] = releases.map(({ jobId, task }) => ({ kind: 'detach', jobId, tasks: [task] }));
       for (const [jobId, tasks] of grants) decisions.push({ kind: 'attach', jobId, tasks });
       return decisions;
     },
@@ -87,7 +100,7 @@ export function createGoldMiner(options: GoldMinerOptions = {}): DataPolicy {
 
 
 /** Per job, the DWs it asks for this round (added to `wants`): see the module comment. */
-function sizeJobs(context: ObservingContext, states: Map<string, JobState>, workerCpuMilli: number, wants: Map<string, number>): void {
+function sizeJobs(context: ObservingContext, states: Map<string, JobState>, workerCpuMilli: number, wants: Map<string, number>, releases: Eviction[]): void {
   const running = new Set<string>();
   for (const job of context.running) {
     if (!(job.gpus > 0)) continue;
@@ -95,7 +108,7 @@ function sizeJobs(context: ObservingContext, states: Map<string, JobState>, work
     running.add(id);
     let state = states.get(id);
     if (state === undefined) {
-      states.set(id, (state = { lastLevel: null, lastSampleS: -Infinity }));
+      states.set(id, (state = { lastLevel: null, lastSampleS: -Infinity, fullSamples: 0, released: false, settled: false }));
       context.listenInput(id);
       continue;
     }
@@ -106,15 +119,48 @@ function sizeJobs(context: ObservingContext, states: Map<string, JobState>, work
     const fell = state.lastLevel !== null && level < state.lastLevel && !job.paused;
     state.lastLevel = level;
     state.lastSampleS = last.atS;
-    if (level >= FULL || !(level <= EMPTY || fell)) continue;
-    const cpuMilli = inputCpuMilli(context.cluster, job);
-    wants.set(id, (wants.get(id) ?? 0) + Math.max(1, Math.round(cpuMilli / workerCpuMilli)));
+    if (level >= FULL) {
+      // Full twice in a row: its input keeps up with a worker to spare, perhaps; give one back (the
+      // next samples tell: if the queue then falls, it gets one again).
+      if (!state.settled && ++state.fullSamples >= FULL_SAMPLES_TO_SHRINK) {
+        state.fullSamples = 0;
+        const spare = spareWorker(context.cluster, job);
+        if (spare !== null) {
+          releases.push({ jobId: id, task: spare });
+          state.released = true;
+        }
+        // A full job needs no worker placed again after an eviction either.
+        wants.delete(id);
+      }
+      continue;
+    }
+    state.fullSamples = 0;
+    // Given one back and now short: the size before was its size (at most one worker over its need).
+    if (state.released && (level <= EMPTY || fell)) state.settled = true;
+    state.released = false;
+    if (level <= EMPTY) {
+      // Empty: double the CPU on its input (a doubling search).
+      const cpuMilli = inputCpuMilli(context.cluster, job);
+      wants.set(id, (wants.get(id) ?? 0) + Math.max(1, Math.round(cpuMilli / workerCpuMilli)));
+    } else if (fell) {
+      // Falling but not empty: near its need, one more worker.
+      wants.set(id, (wants.get(id) ?? 0) + 1);
+    }
   }
   for (const id of [...states.keys()]) {
     if (running.has(id)) continue;
     states.delete(id);
     context.unlisten(id);
   }
+}
+
+/** The worker a full job gives back: its newest on a node without its GPU tasks, else its newest; null without any. */
+function spareWorker(cluster: ClusterView, job: JobView): AuxTask | null {
+  const workers = cluster.auxOf(job.request.id);
+  if (workers.length === 0) return null;
+  const own = new Set((cluster.tasksOf(job.request.id) ?? []).map((t) => t.nodeIndex));
+  for (let k = workers.length - 1; k >= 0; k--) if (!own.has(workers[k]!.nodeIndex)) return workers[k]!;
+  return workers[workers.length - 1]!;
 }
 
 /** CPU (thousandths) on a job's input as the cluster shows it: its GPU tasks' and its DWs'. */
@@ -133,6 +179,12 @@ class IdleCapacity {
   constructor(cluster: ClusterView) {
     this.cpuMilli = cluster.nodes.map((_n, i) => (cluster.schedulable(i) ? cluster.idleCpuMilli(i) : 0));
     this.memMiB = cluster.nodes.map((_n, i) => (cluster.schedulable(i) ? cluster.idleMemMiB(i) : 0));
+  }
+
+  /** Gives a worker's CPU and memory back to its node. */
+  free(task: AuxTask): void {
+    this.cpuMilli[task.nodeIndex]! += task.cpuMilli;
+    this.memMiB[task.nodeIndex]! += task.memMiB;
   }
 
   /** True when the node has room for one DW. */
