@@ -8,7 +8,7 @@ import { DEFAULT_SIM_PARAMS } from '../../src/scenario/scenario.js';
 import { CpuStarvationMeter } from '../../src/sim/cpu-starvation.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { simulate } from '../../src/sim/simulation.js';
-import { scenarioOf } from '../helpers.js';
+import { batchJob, scenarioOf } from '../helpers.js';
 
 /** A node with `gpus` A100s (none: a CPU-only node), `cores` cores and 1 TiB of memory. */
 function node(name: string, gpus: number, cores: number): NodeSpec {
@@ -17,18 +17,9 @@ function node(name: string, gpus: number, cores: number): NodeSpec {
 
 /** A batch job of one replica asking for `gpus` whole GPUs and `cores` cores, running `durationS`. */
 function job(id: string, submitS: number, gpus: number, cores: number, durationS: number): JobSpec {
-  return {
-    id,
-    kind: 'batch',
-    submitS,
-    user: '',
-    gpuTypes: [],
-    roles: [{ role: 'worker', replicas: 1, demand: { gpus, gpuMilli: 1000, cpuMilli: cores * 1000, memMiB: 16_384 } }],
-    elastic: null,
-    totalSteps: durationS,
-    speed: { kind: 'fixed' },
-    source: `test:${id}`,
-  };
+  const base = batchJob(id, submitS, gpus, durationS);
+  const worker = base.roles[0]!;
+  return { ...base, roles: [{ ...worker, demand: { ...worker.demand, cpuMilli: cores * 1000 } }] };
 }
 
 /** One 8-GPU node with 16 cores, and a CPU-only node with 96 cores (its CPU cannot serve a GPU job). */
