@@ -1,18 +1,28 @@
 import { CapacityScratch } from '../model/capacity.js';
 import { GPU_MILLI } from '../model/cluster-spec.js';
 import type { ClusterView } from '../model/cluster-state.js';
-import type { JobRequest } from '../model/job-spec.js';
+import type { JobRequest, ReplicaDemand } from '../model/job-spec.js';
+import { nodeAllows } from '../policies/placement/node-filter.js';
+import { minFreeGpuMilli } from '../policies/placement/pack.js';
 import { shapeSignature } from '../policies/scheduling/shape-queue.js';
-import { placementRequestOf, type PlacementPolicy, type PlacementRequest } from '../policies/types.js';
 import type { JobRuntime } from './job-runtime.js';
+
+/**
+ * Classes a periodic look judges at most (dlsim's choice: it bounds the meter's cost per simulated
+ * second); with more waiting, a class's state is up to ceil(classes / this) periods old.
+ */
+export const CLASSES_JUDGED_PER_LOOK = 8;
 
 /**
  * CPU starvation of queued jobs (GoldMiner's "GPUs free, but not enough CPU").
  *
- * Definition: a queued job is CPU-starved while its whole gang, at its requested size, would fit
- * the cluster's free capacity if it asked for no CPU (GPUs, GPU shares and memory free on
- * schedulable nodes, the stack's placement policy deciding where), but does not fit as asked. A
- * job that asks for no GPU or no CPU is never CPU-starved: its waiting is ordinary queueing.
+ * Definition: a queued job is CPU-starved while its GPU replicas, at its requested size, would
+ * fit the free capacity of schedulable nodes of its GPU models if they asked for no CPU (free GPUs,
+ * GPU shares and memory), but do not fit as asked. Each GPU role is counted alone: the replicas the
+ * nodes could take, node by node (exact for a job of one GPU role on nodes any placement may use;
+ * placement preferences such as racks are not asked). Its replicas without GPUs (parameter servers)
+ * are left out: their wait for CPU is a CPU job's. A job whose GPU replicas ask for no CPU, or that
+ * has none, is never CPU-starved.
  *
  * A sampled measurement, like a monitoring system's: the cluster changes only at instants, and the
  * meter looks at it at the end of an instant at most once every `periodS` of simulated time (the
@@ -20,9 +30,11 @@ import type { JobRuntime } from './job-runtime.js';
  * look is first judged at the end of the instant it was made in, so a job's wait is attributed from
  * its first instant in the queue.
  *
- * Cost: queued jobs with the same placement request form a class, and a look judges each class once
- * (an O(1) check of the free whole GPUs first, then at most two placements), whatever the number of
- * jobs in it. Each class keeps a starvation clock, the seconds of starvation it accrued since it was
+ * Cost: queued jobs with the same placement request form a class. A look judges the classes made
+ * since the last one and, once a period, up to CLASSES_JUDGED_PER_LOOK others, those judged longest
+ * ago; a judgement is an O(1) check of the free whole GPUs, then a count over the nodes with room
+ * for a replica's GPUs that stops once enough are found, whatever the number of jobs in the class.
+ * Each class keeps a starvation clock, the seconds of starvation it accrued since it was
  * made, piecewise linear between looks: clockS(t) = clockAtS + (t - lookS) * (starved ? 1 : 0). A job
  * notes the clock when it joins its class and adds the clock's advance to its `cpuStarvedWaitS` when
  * it leaves, so joining and leaving cost O(1) whatever the queue holds. A job enters its class at the
@@ -46,8 +58,6 @@ export class CpuStarvationMeter {
   /** When the next periodic look is due, in simulated seconds. */
   private nextLookS = -Infinity;
   private readonly periodS: number;
-  /** Places the gangs being judged (the stack's placement policy); until set, looks judge nothing. */
-  placement: PlacementPolicy | null = null;
 
   constructor(
     private readonly cluster: ClusterView,
@@ -99,21 +109,22 @@ export class CpuStarvationMeter {
 
   /**
    * Looks at the cluster at the end of the instant `nowS`: the jobs that joined since the last look
-   * enter their classes, then every class is judged when a period passed since the last periodic
-   * look, otherwise only the classes made now.
+   * enter their classes, the classes made now are judged, and when a period passed since the last
+   * periodic look, up to CLASSES_JUDGED_PER_LOOK more, those judged longest ago.
    */
   look(nowS: number): void {
     this.enterJoining();
-    const placement = this.placement;
-    if (placement === null) {
-      this.unjudged.length = 0;
-      return;
-    }
+    for (const requestClass of this.unjudged) if (requestClass.members > 0) this.judge(requestClass, nowS);
     if (nowS >= this.nextLookS) {
       this.nextLookS = nowS + this.periodS;
-      for (const requestClass of this.classes.values()) this.judge(requestClass, placement, nowS);
-    } else {
-      for (const requestClass of this.unjudged) if (requestClass.members > 0) this.judge(requestClass, placement, nowS);
+      // The classes judged longest ago come first (a judged class moves to the map's end).
+      let budget = CLASSES_JUDGED_PER_LOOK;
+      for (const requestClass of this.classes.values()) {
+        if (budget-- <= 0 || requestClass.lookS === nowS) break;
+        this.judge(requestClass, nowS);
+        this.classes.delete(requestClass.signature);
+        this.classes.set(requestClass.signature, requestClass);
+      }
     }
     this.unjudged.length = 0;
   }
@@ -148,23 +159,37 @@ export class CpuStarvationMeter {
   }
 
   /** Brings the class's clock up to `nowS` and decides whether it is starved from now on. */
-  private judge(requestClass: RequestClass, placement: PlacementPolicy, nowS: number): void {
+  private judge(requestClass: RequestClass, nowS: number): void {
     requestClass.clockAtS = clockS(requestClass, nowS);
     requestClass.lookS = nowS;
-    requestClass.starved = this.starvedNow(requestClass, placement);
+    requestClass.starved = this.starvedNow(requestClass);
   }
 
-  /** True when the class's gang fits the free capacity without its CPU but not with it. */
-  private starvedNow(requestClass: RequestClass, placement: PlacementPolicy): boolean {
-    // The gangs are made at the class's first look: most classes leave the queue in the instant they joined it.
-    const { asked, withoutCpu, wholeGpus } = (requestClass.gangs ??= gangsOf(requestClass.example));
-    if (withoutCpu === null) return false;
+  /** True when every GPU role of the class fits the free capacity without its CPU, and some role does not with it. */
+  private starvedNow(requestClass: RequestClass): boolean {
+    // The roles are read at the class's first look: most classes leave the queue in the instant they joined it.
+    const gangs = (requestClass.gangs ??= gangsOf(requestClass.example));
+    if (gangs === NEVER_STARVED) return false;
     // Not enough free whole GPUs anywhere: the GPUs are not free, whatever the CPU.
-    if (this.cluster.schedulableFreeWholeGpus < wholeGpus) return false;
-    // A fresh scratch per placement: nothing reserved by one placement is seen by the next.
-    if (placement.place(new CapacityScratch(this.cluster), withoutCpu) === null) return false;
-    return placement.place(new CapacityScratch(this.cluster), asked) === null;
+    if (this.cluster.schedulableFreeWholeGpus < gangs.wholeGpus) return false;
+    const scratch = new CapacityScratch(this.cluster);
+    let short = false;
+    for (const role of gangs.roles) {
+      if (takes(scratch, role.withoutCpu, role.replicas, gangs.gpuTypes) < role.replicas) return false;
+      if (!short && takes(scratch, role.asked, role.replicas, gangs.gpuTypes) < role.replicas) short = true;
+    }
+    return short;
   }
+}
+
+/** How many replicas of `demand` the schedulable nodes with room for its GPUs take, each node counted alone; stops at `enough`. */
+function takes(scratch: CapacityScratch, demand: ReplicaDemand, enough: number, gpuTypes: readonly string[]): number {
+  let taken = 0;
+  scratch.forEachWithFree(scratch.fitGroups(true, gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, (i) => {
+    if (nodeAllows(scratch.nodes[i]!, demand, gpuTypes)) taken += scratch.fitCount(i, demand);
+    return taken >= enough;
+  });
+  return taken;
 }
 
 /** Queued jobs asking for one placement request, and its starvation clock. */
@@ -172,7 +197,7 @@ interface RequestClass {
   readonly signature: string;
   /** Its first member's request. */
   readonly example: JobRequest;
-  /** The gangs it is judged by, made at its first look. */
+  /** What it is judged by, read at its first look. */
   gangs: Gangs | null;
   /** Queued jobs in the class. */
   members: number;
@@ -184,34 +209,37 @@ interface RequestClass {
   starved: boolean;
 }
 
-/** The gangs a class is judged by. */
+/** One GPU role of a class: its replicas, their demand as asked and the same without CPU. */
+interface GpuRole {
+  readonly replicas: number;
+  readonly asked: ReplicaDemand;
+  readonly withoutCpu: ReplicaDemand;
+}
+
+/** What a class is judged by: its GPU roles, the GPU models it allows and the whole GPUs it asks for in all. */
 interface Gangs {
-  /** The gang as asked. */
-  readonly asked: PlacementRequest;
-  /** The same gang with no CPU asked by any replica; null when it asks for no GPU or no CPU (never starved). */
-  readonly withoutCpu: PlacementRequest | null;
-  /** Whole GPUs the gang asks for in all (replicas asking for GPU shares count none). */
+  readonly roles: readonly GpuRole[];
+  readonly gpuTypes: readonly string[];
+  /** Whole GPUs its GPU replicas ask for (replicas asking for GPU shares count none). */
   readonly wholeGpus: number;
 }
 
-/** The gangs of a request: as asked and without CPU. */
+/** A class whose GPU replicas ask for no CPU, or that has none. */
+const NEVER_STARVED: Gangs = { roles: [], gpuTypes: [], wholeGpus: 0 };
+
+/** The GPU roles of a request; NEVER_STARVED when none asks for CPU. */
 function gangsOf(request: JobRequest): Gangs {
-  const asked = placementRequestOf(request);
+  const roles: GpuRole[] = [];
   let wholeGpus = 0;
-  let asksGpus = false;
   let asksCpu = false;
-  for (const replica of asked.replicas) {
-    const { demand } = replica;
-    if (demand.gpus > 0) asksGpus = true;
-    if (demand.gpus > 0 && demand.gpuMilli >= GPU_MILLI) wholeGpus += demand.gpus;
+  for (const role of request.roles) {
+    const { demand } = role;
+    if (demand.gpus === 0 || role.replicas === 0) continue;
     if (demand.cpuMilli > 0) asksCpu = true;
+    if (demand.gpuMilli >= GPU_MILLI) wholeGpus += role.replicas * demand.gpus;
+    roles.push({ replicas: role.replicas, asked: demand, withoutCpu: { ...demand, cpuMilli: 0 } });
   }
-  // Replicas of a role share its demand, and its CPU-less copy: built field by field in the importers' order, so placements see one object shape.
-  const withoutCpu =
-    asksGpus && asksCpu
-      ? placementRequestOf({ ...request, roles: request.roles.map((role) => ({ ...role, demand: { gpus: role.demand.gpus, gpuMilli: role.demand.gpuMilli, cpuMilli: 0, memMiB: role.demand.memMiB } })) })
-      : null;
-  return { asked, withoutCpu, wholeGpus };
+  return asksCpu ? { roles, gpuTypes: request.gpuTypes, wholeGpus } : NEVER_STARVED;
 }
 
 /** The class's starvation clock at `nowS`, seconds. */

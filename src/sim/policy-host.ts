@@ -139,7 +139,6 @@ export class PolicyHost {
     this.recovery = recoveryEntry.create(scenario.recoveryTimesS ?? {});
     this.autoscale = setup.autoscalePolicy ?? make<AutoscalePolicy>('autoscale', stack.autoscale, handle);
     this.data = setup.dataPolicy ?? make<DataPolicy>('data', stack.data, handle);
-    this.control.starvation.placement = this.placement;
     this.priorityClasses = hasSpotJobs(scenario.jobs);
     this.sampler = new Sampler({ periodS: scenario.params.samplePeriodS, seed: scenario.seed }, {
       truthOf: (jobId) => {

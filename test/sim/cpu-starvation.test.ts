@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterSpec, NodeSpec } from '../../src/model/cluster-spec.js';
 import { ClusterState } from '../../src/model/cluster-state.js';
 import type { JobSpec } from '../../src/model/job-spec.js';
-import { packPlacement } from '../../src/policies/placement/pack.js';
 import { DEFAULT_SIM_PARAMS } from '../../src/scenario/scenario.js';
 import { CpuStarvationMeter } from '../../src/sim/cpu-starvation.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
@@ -92,11 +91,10 @@ describe('CPU starvation in a run', () => {
 });
 
 describe('CpuStarvationMeter', () => {
-  /** A meter over TWO_NODES with pack placement, the cluster it reads, and a job maker. */
+  /** A meter over TWO_NODES, the cluster it reads, and a job maker. */
   function setup(): { meter: CpuStarvationMeter; cluster: ClusterState; runtime: (spec: JobSpec) => JobRuntime } {
     const cluster = new ClusterState(TWO_NODES);
     const meter = new CpuStarvationMeter(cluster, { periodS: PERIOD_S });
-    meter.placement = packPlacement;
     return { meter, cluster, runtime: (spec) => new JobRuntime(spec, 1, { nowS: 0 }) };
   }
 
