@@ -25,7 +25,7 @@ import type { TraceFormat } from '../workload/trace-format.js';
 import { formatDurationS, parseDurationS } from '../io/duration.js';
 import { applySet, assignmentPath, setOption } from './overrides.js';
 import { type MachineSample, sampledMachines, sampleSize, scaledMachines } from './cluster-from.js';
-import { inWindow, retimedArrivals, scaledProblem, scaledTraceJob, withPreprocessing, type TraceWindow } from './trace-jobs.js';
+import { drawnPreprocessing, inWindow, retimedArrivals, scaledProblem, scaledTraceJob, type TraceWindow } from './trace-jobs.js';
 import { type YamlPath, firstIssue, formatYamlPath, yamlErrorMap } from '../io/yaml-errors.js';
 import { firstLine, lineOf, protoKeyPath, readYamlText, recursivePath } from '../io/yaml-file.js';
 import {
@@ -162,6 +162,12 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     throw new ConfigError(locate(['workload', 'trace']), `${untimed.source}: a job list without times replays only in a fill run (add a fill section)`);
   }
   const jobs = buildJobs(doc, file, seed, largestNodeGpus(cluster.nodes), traceJobs, locate);
+  // Trace jobs' drawn preprocessing needs, beside their specs (a spec keeps the shape its format gave it).
+  const preprocessing = new Map<string, PreprocessingSpec>();
+  for (const job of traceJobs) {
+    const drawn = drawnPreprocessing(job);
+    if (drawn !== null) preprocessing.set(job.id, drawn);
+  }
   const faults = doc.faults ? await resolveFaults(doc.faults, file, seed, cluster, locate, warnings) : null;
   const bench = benchSettingsOf(doc, policy, locate);
   return {
@@ -182,6 +188,7 @@ export async function loadScenario(file: string, options: LoadScenarioOptions): 
     },
     cluster,
     jobs,
+    ...(preprocessing.size === 0 ? {} : { preprocessing }),
     ...(doc.users === undefined ? {} : { userWeights: Object.fromEntries(Object.entries(doc.users).map(([user, { weight }]) => [user, weight])) }),
     faults,
     ...(doc.fill === undefined ? {} : { fill: { order: doc.fill.order, coverage: doc.fill.coverage } }),
@@ -498,7 +505,7 @@ async function readTraceJobs(
         outOfBounds = new ConfigError(locate(['workload', 'trace', key]), `job ${job.id} (${job.source}): ${problem}`);
         break;
       }
-      jobs.push(withPreprocessing(scaled));
+      jobs.push(scaled);
       if (jobs.length >= limit) break;
     }
   });

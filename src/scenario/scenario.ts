@@ -2,6 +2,7 @@ import type { FaultCatalog } from '../faults/catalog.js';
 import type { FaultOccurrence } from '../faults/occurrence.js';
 import type { ClusterSpec } from '../model/cluster-spec.js';
 import type { JobSpec } from '../model/job-spec.js';
+import type { PreprocessingSpec } from '../model/preprocessing.js';
 import type { SimParams } from '../model/sim-params.js';
 import type { PolicyKind } from '../policies/registry.js';
 
@@ -105,6 +106,8 @@ export interface Scenario {
   readonly cluster: ClusterSpec;
   /** Jobs sorted by submission time (ties keep workload order). */
   readonly jobs: readonly JobSpec[];
+  /** Preprocessing needs drawn for trace jobs, by job id (a job's own `preprocessing` comes first); absent: none. */
+  readonly preprocessing?: ReadonlyMap<string, PreprocessingSpec>;
   /** Weights of users for fair-share scheduling (the scenario's `users`), by user name; absent or unlisted: 1. */
   readonly userWeights?: Readonly<Record<string, number>>;
   /** Faults to inject, or null for a fault-free run. */

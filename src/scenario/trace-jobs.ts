@@ -2,7 +2,7 @@
 import type { JobSpec } from '../model/job-spec.js';
 import { MAX_STEPS, MAX_TIME_S } from '../model/limits.js';
 import { GPU_MILLI } from '../model/cluster-spec.js';
-import { drawPreprocessing } from '../model/preprocessing.js';
+import { drawPreprocessing, type PreprocessingSpec } from '../model/preprocessing.js';
 
 /** A slice of a trace's own clock: jobs submitted in [fromS, toS). */
 export interface TraceWindow {
@@ -80,15 +80,14 @@ export function retimedArrivals(jobs: readonly JobSpec[], perMinute: number): Jo
 }
 
 /**
- * A trace job with a preprocessing need: its own when its format gives one; otherwise, for a job
- * with GPUs and a CPU request, one drawn from the model families (keyed by its id), its record's run
- * time taken as measured at its own CPU per GPU (model/preprocessing.ts). Others are returned as they are.
+ * The preprocessing need a trace job draws: none when its format gives it one (its spec has it) or
+ * when it has no GPU or no CPU request; otherwise one drawn from the model families (keyed by its id),
+ * its record's run time taken as measured at its own CPU per GPU (model/preprocessing.ts).
  */
-export function withPreprocessing(job: JobSpec): JobSpec {
-  if (job.preprocessing !== undefined) return job;
+export function drawnPreprocessing(job: JobSpec): PreprocessingSpec | null {
+  if (job.preprocessing !== undefined) return null;
   const gpuRole = job.roles.find((role) => role.demand.gpus > 0);
-  if (gpuRole === undefined || !(gpuRole.demand.cpuMilli > 0)) return job;
+  if (gpuRole === undefined || !(gpuRole.demand.cpuMilli > 0)) return null;
   const { demand } = gpuRole;
-  const observedAt = demand.cpuMilli / ((demand.gpus * demand.gpuMilli) / GPU_MILLI);
-  return { ...job, preprocessing: drawPreprocessing(job.id, observedAt) };
+  return drawPreprocessing(job.id, demand.cpuMilli / ((demand.gpus * demand.gpuMilli) / GPU_MILLI));
 }

@@ -5,7 +5,7 @@
  */
 import type { AuxTask, TaskPlacement } from '../model/allocation.js';
 import { GPU_MILLI } from '../model/cluster-spec.js';
-import { inputQueueLevelAfter, inputQueueLevelPerS, preprocessingSpeedFactor, type PreprocessingSpec } from '../model/preprocessing.js';
+import { inputQueueLevelAfter, inputQueueLevelPerS, preprocessingSpeedFactor } from '../model/preprocessing.js';
 import type { DataWorkerState, JobRuntime } from './job-runtime.js';
 
 /**
@@ -46,8 +46,8 @@ export function inputCpuMilliPerGpu(tasks: readonly TaskPlacement[], aux: readon
  */
 export function updateInputSupply(job: JobRuntime, tasks: readonly TaskPlacement[], aux: readonly AuxTask[], remoteCapCpuMilliPerNode: number | null, nowS: number): void {
   if (aux.length > 0 || job.dataState !== null) noteDataWorkers(dataStateOf(job, nowS), aux.length, nowS);
-  const spec = job.spec.preprocessing;
-  if (spec === undefined) return;
+  const spec = job.preprocessing;
+  if (spec === null) return;
   const perGpu = inputCpuMilliPerGpu(tasks, aux, remoteCapCpuMilliPerNode);
   if (job.dataState !== null) job.dataState.cpuMilliPerGpu = perGpu;
   else job.preprocessingFactor = perGpu === null ? 1 : preprocessingSpeedFactor(spec, perGpu);
@@ -65,10 +65,10 @@ export function refreshInputQueue(job: JobRuntime, nowS: number): number {
   if (state === null) return Infinity;
   state.level = inputQueueLevelAfter(state.level, state.levelPerS, nowS - state.levelAtS);
   state.levelAtS = nowS;
-  const spec: PreprocessingSpec | undefined = job.spec.preprocessing;
-  if (spec === undefined || state.cpuMilliPerGpu === null) {
+  const spec = job.preprocessing;
+  if (spec === null || state.cpuMilliPerGpu === null) {
     // Without a spec its input keeps up: the queue reads full. Without GPUs: it reads empty.
-    state.level = state.cpuMilliPerGpu === null && spec !== undefined ? 0 : 1;
+    state.level = state.cpuMilliPerGpu === null && spec !== null ? 0 : 1;
     state.levelPerS = 0;
     job.preprocessingFactor = 1;
     return Infinity;
@@ -100,11 +100,11 @@ export function dataStateOf(job: JobRuntime, nowS: number): DataWorkerState {
  */
 export function trackInputQueue(job: JobRuntime, tasks: readonly TaskPlacement[], aux: readonly AuxTask[], remoteCapCpuMilliPerNode: number | null, nowS: number): void {
   if (job.dataState !== null) return;
-  const spec = job.spec.preprocessing;
+  const spec = job.preprocessing;
   const perGpu = inputCpuMilliPerGpu(tasks, aux, remoteCapCpuMilliPerNode);
   const state = dataStateOf(job, nowS);
   state.cpuMilliPerGpu = perGpu;
-  state.level = spec === undefined || (perGpu !== null && perGpu >= spec.cpuMilliPerGpu) ? 1 : 0;
+  state.level = spec === null || (perGpu !== null && perGpu >= spec.cpuMilliPerGpu) ? 1 : 0;
 }
 
 /** Counts the data-worker-seconds up to now and sets the count from now on. */

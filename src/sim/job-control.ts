@@ -453,7 +453,7 @@ export class JobControl {
     }
     job.shapeSinceS = this.engine.nowS;
     job.hardwareFactor = this.hardwareFactorOf(job);
-    if (job.spec.preprocessing !== undefined || job.dataState !== null) updateInputSupply(job, tasks, this.cluster.auxOf(job.spec.id), this.remoteInputCap, this.engine.nowS);
+    if (job.preprocessing !== null || job.dataState !== null) updateInputSupply(job, tasks, this.cluster.auxOf(job.spec.id), this.remoteInputCap, this.engine.nowS);
     this.refreshRate(job);
   }
 

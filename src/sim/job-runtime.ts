@@ -6,6 +6,7 @@ import { priorityOf, requestedGpus, requestOf, truthOf, type JobKind, type Prior
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
 import type { PauseKind, PauseStep } from '../model/pause.js';
 import { EMPTY_SHAPE, type RuntimeShape } from '../model/shape.js';
+import type { PreprocessingSpec } from '../model/preprocessing.js';
 import { nominalStepsPerS } from '../model/speed.js';
 import type { JobPhase, OracleJobView } from '../policies/types.js';
 
@@ -269,6 +270,9 @@ export class JobRuntime implements OracleJobView, JobRecord {
   set cpuStarvedMarkS(value: number) {
     this.numbers[this.at + 53] = value;
   }
+
+  /** Its input preprocessing (ground truth): its spec's, or one drawn for it (a trace job's); null: its input always keeps up. */
+  preprocessing: PreprocessingSpec | null;
 
   /** Its data workers and input queue (null until it first has a data worker or a queue level is read). */
   dataState: DataWorkerState | null = null;
@@ -722,6 +726,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
   ) {
     this.numbers = store.values;
     this.at = store.take();
+    this.preprocessing = specNow.preprocessing ?? null;
     this.numbers[this.at] = Number.NaN;
     this.numbers[this.at + 2] = Number.NaN;
     this.numbers[this.at + 11] = 1;

@@ -85,6 +85,8 @@ export class Simulation {
     });
     const numbers = new JobNumbers(scenario.jobs.length);
     this.jobs = scenario.jobs.map((spec) => new JobRuntime(spec, scenario.seed, this.engine, numbers));
+    const drawn = scenario.preprocessing;
+    if (drawn !== undefined) for (const job of this.jobs) job.preprocessing ??= drawn.get(job.spec.id) ?? null;
     this.checker = (options.checkInvariants ?? invariantChecksByDefault()) ? new InvariantChecker(this.jobs, this.cluster) : null;
     this.faults = new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus));
     this.scalePlans = new ScalePlanLog((plan) => this.faults.log({ timeS: plan.atS, event: 'scale-plan', faultType: '', node: '', gpu: null, jobId: plan.ownerJob, detail: describePlan(plan) }));

@@ -23,9 +23,9 @@
  */
 import type { AuxTask, Eviction } from '../../model/allocation.js';
 import type { ClusterView } from '../../model/cluster-state.js';
-import { trainingRolesOf } from './training-cpu.js';
 import type { Decision } from '../decision.js';
 import type { JobView, ObservingContext } from '../types.js';
+import { trainingRolesOf } from './training-cpu.js';
 import type { DataPolicy } from './types.js';
 
 /** What `goldminer` takes as options. */
