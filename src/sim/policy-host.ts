@@ -144,10 +144,10 @@ export class PolicyHost {
       truthOf: (jobId) => {
         const job = this.control.job(jobId);
         const level = this.control.inputQueueLevel(job);
-        if (level !== null) return { jobId, spec: job.spec, shape: job.shape, stepsPerS: job.rateStepsPerS, inputQueueLevel: level };
-        if (job.psRanked.length === 0) return { jobId, spec: job.spec, shape: job.shape, stepsPerS: job.rateStepsPerS };
+        const input = level === null ? {} : { inputQueueLevel: level };
+        if (job.psRanked.length === 0) return { jobId, spec: job.spec, shape: job.shape, stepsPerS: job.rateStepsPerS, ...input };
         const ps = { tasks: this.cluster.tasksOf(jobId) ?? [], psRanked: job.psRanked, steps: job.progressSteps };
-        return { jobId, spec: job.spec, shape: job.shape, stepsPerS: job.rateStepsPerS, ps };
+        return { jobId, spec: job.spec, shape: job.shape, stepsPerS: job.rateStepsPerS, ps, ...input };
       },
     });
   }
