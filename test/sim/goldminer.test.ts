@@ -129,3 +129,32 @@ describe('no CPU is ever over-allocated between training tasks and data workers'
     );
   });
 });
+
+describe('a tracked parameter-server job', () => {
+  it("keeps its PS truth in its samples, with its input queue's fill", () => {
+    const spec: JobSpec = {
+      id: 'ps-gpu',
+      kind: 'ps',
+      submitS: 0,
+      user: '',
+      gpuTypes: [],
+      roles: [
+        { role: 'worker', replicas: 2, demand: { gpus: 1, gpuMilli: 1000, cpuMilli: 4000, memMiB: 16_384 } },
+        { role: 'ps', replicas: 1, demand: { gpus: 0, gpuMilli: 1000, cpuMilli: 4000, memMiB: 16_384 } },
+      ],
+      elastic: null,
+      totalSteps: 1e6,
+      speed: { kind: 'ps-async', t0: 0.1, t1: 0.02, t2: 0.002, t3: 0.005 },
+      source: 'test:ps-gpu',
+      psTruth: { variableSizes: [1], psMemBaseMiB: 4096, psMemGrowthMiBPerStep: 0, workerMemMiB: 2048, workerCpuMilli: 4000, psCpuMilli: 4000 },
+      preprocessing: { cpuMilliPerGpu: 16_000 },
+    };
+    const result = simulate(scenarioOf(seedMachines(1), [spec], { policy: 'goldminer', horizonS: HOUR_S }), { checkInvariants: true });
+    const samples = result.samplesOf('ps-gpu');
+    const last = samples[samples.length - 1]!;
+    expect(last.inputQueueLevel).toBeDefined();
+    const ps = last.roles.find((role) => role.role === 'ps')!;
+    // Per-replica PS records come only from the PS truth's own measurement.
+    expect(ps.perReplica?.length).toBe(1);
+  });
+});
