@@ -605,7 +605,6 @@ export class ClusterState implements ClusterView {
       touched.length = 0;
     }
   }
-
 }
 
 /** What the tasks on one node use: per GPU (thousandths), CPU (thousandths of a core) and memory. */

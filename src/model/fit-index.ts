@@ -186,6 +186,7 @@ class FitGroup {
     }
     return low;
   }
+
   /** The lowest non-empty level at or above `from`, or -1. */
   nextLevel(from: number): number {
     const words = this.words;

@@ -1,4 +1,3 @@
-import { PREPROCESSING_FAMILIES, type PreprocessingSpec } from '../model/preprocessing.js';
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
@@ -21,6 +20,7 @@ import { type ElasticJobManifest, dataSteps, elasticJobKind, elasticJobSpec, rea
 import { noJobError } from '../workload/import.js';
 import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, SYNTHETIC_KINDS, type SyntheticSpec } from '../workload/synthetic.js';
+import { PREPROCESSING_FAMILIES, type PreprocessingSpec } from '../model/preprocessing.js';
 import type { TraceFormat } from '../workload/trace-format.js';
 import { formatDurationS, parseDurationS } from '../io/duration.js';
 import { applySet, assignmentPath, setOption } from './overrides.js';

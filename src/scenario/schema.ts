@@ -154,7 +154,6 @@ const dataSchema = z.strictObject(
   says('expected a mapping {samplesPerEpoch, epochs, batchSize, minibatchesPerShard}'),
 );
 
-/** The hidden truth of a PS job (model/ps-truth.ts): hot PS, memory growth, what a worker and a PS use. */
 /** A GPU job's input preprocessing: vCPU per GPU its input needs for full speed, or the model family whose need it has. */
 const preprocessingSchema = z.union(
   [
@@ -164,6 +163,7 @@ const preprocessingSchema = z.union(
   says(`expected {cpuCoresPerGpu: N} or {family: ${PREPROCESSING_FAMILIES.map((f) => f.family).join(' | ')}}`),
 );
 
+/** The hidden truth of a PS job (model/ps-truth.ts): hot PS, memory growth, what a worker and a PS use. */
 const psTruthSchema = z.strictObject(
   {
     variableSizes: z.array(positiveUpTo(1e12), says('expected a list of positive numbers')).min(1, says('expected at least one variable size')).max(100_000, says('expected at most 100000 variable sizes')),

@@ -317,10 +317,8 @@ export class JobControl {
   private tookBack(evicted: readonly Eviction[]): void {
     if (evicted.length === 0) return;
     this.evictions.push(...evicted);
-    let last: string | null = null;
-    for (const { jobId } of evicted) {
-      if (jobId === last) continue;
-      last = jobId;
+    // Each owner once, however many of its workers gave way.
+    for (const jobId of new Set(evicted.map((e) => e.jobId))) {
       const owner = this.job(jobId);
       if (owner.phase !== 'running') continue;
       owner.advanceTo(this.engine.nowS);

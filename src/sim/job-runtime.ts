@@ -819,12 +819,12 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.watcher?.phaseChanged(this, from);
   }
 
-  /** Current speed in steps per second (0 unless running, not paused, not hung, not crashed and not saving). */
   /** True while it runs and nothing stops its training (no pause, hang, crash or blocking save). */
   get trainingActive(): boolean {
     return this.phase === 'running' && !this.paused && !this.hung && !this.crashed && !this.saving;
   }
 
+  /** Current speed in steps per second (0 unless running, not paused, not hung, not crashed and not saving). */
   get rateStepsPerS(): number {
     if (!this.trainingActive) return 0;
     return this.baseRateStepsPerS * this.speedFactor * this.hardwareFactor * this.preprocessingFactor;

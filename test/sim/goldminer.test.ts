@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterSpec } from '../../src/model/cluster-spec.js';
 import type { JobSpec } from '../../src/model/job-spec.js';
 import { Simulation, simulate } from '../../src/sim/simulation.js';
-import { batchJob, scenarioOf } from '../helpers.js';
+import { batchJob, psJob, scenarioOf } from '../helpers.js';
 
 /** The seed's machine: 8 V100s and 64 vCPU. */
 function seedMachines(count: number): ClusterSpec {
@@ -132,20 +132,12 @@ describe('no CPU is ever over-allocated between training tasks and data workers'
 
 describe('a tracked parameter-server job', () => {
   it("keeps its PS truth in its samples, with its input queue's fill", () => {
+    // A PS job whose two workers train on one GPU each.
+    const cpuOnly = psJob('ps-gpu', 2, { replicas: 1, demand: { gpus: 0, gpuMilli: 1000, cpuMilli: 4000, memMiB: 16_384 } }, 1e6);
+    const worker = cpuOnly.roles[0]!;
     const spec: JobSpec = {
-      id: 'ps-gpu',
-      kind: 'ps',
-      submitS: 0,
-      user: '',
-      gpuTypes: [],
-      roles: [
-        { role: 'worker', replicas: 2, demand: { gpus: 1, gpuMilli: 1000, cpuMilli: 4000, memMiB: 16_384 } },
-        { role: 'ps', replicas: 1, demand: { gpus: 0, gpuMilli: 1000, cpuMilli: 4000, memMiB: 16_384 } },
-      ],
-      elastic: null,
-      totalSteps: 1e6,
-      speed: { kind: 'ps-async', t0: 0.1, t1: 0.02, t2: 0.002, t3: 0.005 },
-      source: 'test:ps-gpu',
+      ...cpuOnly,
+      roles: [{ ...worker, demand: { ...worker.demand, gpus: 1 } }, cpuOnly.roles[1]!],
       psTruth: { variableSizes: [1], psMemBaseMiB: 4096, psMemGrowthMiBPerStep: 0, workerMemMiB: 2048, workerCpuMilli: 4000, psCpuMilli: 4000 },
       preprocessing: { cpuMilliPerGpu: 16_000 },
     };

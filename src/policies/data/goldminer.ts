@@ -79,7 +79,6 @@ export function createGoldMiner(options: GoldMinerOptions = {}): DataPolicy {
       for (const { jobId } of evictions) evicted.set(jobId, (evicted.get(jobId) ?? 0) + 1);
     },
     data(context: ObservingContext): Decision[] {
-      const idle = new IdleCapacity(context.cluster);
       const wants = new Map<string, number>();
       for (const [jobId, count] of evicted) wants.set(jobId, count);
       evicted.clear();
@@ -88,7 +87,9 @@ export function createGoldMiner(options: GoldMinerOptions = {}): DataPolicy {
         nextRoundS = context.nowS + tickS;
         sizeJobs(context, states, workerCpuMilli, wants, releases);
       }
+      if (wants.size === 0 && releases.length === 0) return [];
       // Workers given back free their CPU for this round's grants (detaches apply before attaches).
+      const idle = new IdleCapacity(context.cluster);
       for (const { task } of releases) idle.free(task);
       const grants = grant(context, wants, idle, workerCpuMilli, workerMemMiB);
       const decisions: Decision[] = releases.map(({ jobId, task }) => ({ kind: 'detach', jobId, tasks: [task] }));
@@ -97,7 +98,6 @@ export function createGoldMiner(options: GoldMinerOptions = {}): DataPolicy {
     },
   };
 }
-
 
 /** Per job, the DWs it asks for this round (added to `wants`): see the module comment. */
 function sizeJobs(context: ObservingContext, states: Map<string, JobState>, workerCpuMilli: number, wants: Map<string, number>, releases: Eviction[]): void {
@@ -158,7 +158,7 @@ function sizeJobs(context: ObservingContext, states: Map<string, JobState>, work
 function spareWorker(cluster: ClusterView, job: JobView): AuxTask | null {
   const workers = cluster.auxOf(job.request.id);
   if (workers.length === 0) return null;
-  const own = new Set((cluster.tasksOf(job.request.id) ?? []).map((t) => t.nodeIndex));
+  const own = new Set((cluster.tasksOf(job.request.id) ?? []).filter((t) => t.gpuIndices.length > 0).map((t) => t.nodeIndex));
   for (let k = workers.length - 1; k >= 0; k--) if (!own.has(workers[k]!.nodeIndex)) return workers[k]!;
   return workers[workers.length - 1]!;
 }
