@@ -77,9 +77,9 @@ export const runCommand: CommandModule<object, RunArgs> = {
  * timeline.csv, one scaleplans/<job>-scaleplan-<seq>.yaml per ScalePlan (when the run made any),
  * then summary.json last: when it is there, the other files are from the same run.
  */
-export function runOutputFiles(result: Pick<SimResult, 'jobs' | 'endS' | 'timeline' | 'scalePlans'>, summary: RunSummary): [string, string][] {
+export function runOutputFiles(result: Pick<SimResult, 'jobs' | 'endS' | 'timeline' | 'scalePlans' | 'waits'>, summary: RunSummary): [string, string][] {
   return [
-    ['jobs.csv', jobsCsv(result.jobs, result.endS)],
+    ['jobs.csv', jobsCsv(result.jobs, result.endS, result.waits)],
     ['timeline.csv', timelineCsv(result.timeline)],
     ...scalePlanFiles(result.scalePlans),
     ['summary.json', `${JSON.stringify(summary, null, 2)}\n`],

@@ -78,6 +78,8 @@ export interface RunSummary {
   readonly cpuStarvedWaitS: CpuStarvedSummary;
   /** Completed jobs' data workers: see DataWorkersSummary. */
   readonly dataWorkers: DataWorkersSummary;
+  /** Every job's queued time by the reason its scheduling policy gave (see WAIT_REASONS in policies/wait-reason.ts): seconds and share of all queued time. */
+  readonly waitByReason: Readonly<Record<string, WaitReasonSummary>>;
   readonly events: number;
   readonly perf: { readonly wallS: number; readonly eventsPerS: number };
   /** Present only when the workload has spot jobs (so runs without them keep their summaries). */
@@ -100,7 +102,24 @@ export interface SummaryInput {
   readonly busyGpuS: number;
   readonly allocatedCpuMilliS: number;
   readonly faultsByType: Readonly<Record<string, number>>;
+  /** Every job's queued seconds by wait reason, in the reasons' order (absent: none recorded). */
+  readonly waitByReasonS?: Readonly<Record<string, number>>;
   readonly events: number;
+}
+
+/** Queued time waiting for one reason: seconds, and share of all queued seconds. */
+export interface WaitReasonSummary {
+  readonly totalS: number;
+  readonly share: number;
+}
+
+/** Each reason's seconds and share of their sum. */
+function waitByReasonOf(secondsByReason: Readonly<Record<string, number>>): Record<string, WaitReasonSummary> {
+  let allS = 0;
+  for (const seconds of Object.values(secondsByReason)) allS += seconds;
+  const out: Record<string, WaitReasonSummary> = {};
+  for (const [reason, seconds] of Object.entries(secondsByReason)) out[reason] = { totalS: roundS(seconds), share: roundRatio(allS > 0 ? seconds / allS : 0) };
+  return out;
 }
 
 /** Builds the summary; `perf` is zero here and filled in by whoever timed the run. */
@@ -154,6 +173,7 @@ export function buildSummary(input: SummaryInput): RunSummary {
     downtimeGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.downtimeGpuS, 0) / 3600),
     cpuStarvedWaitS: cpuStarvedOf(completed),
     dataWorkers: { meanPerJob: roundRatio(meanDataWorkers(completed, endS)) },
+    waitByReason: waitByReasonOf(input.waitByReasonS ?? {}),
     events: input.events,
     perf: { wallS: 0, eventsPerS: 0 },
     ...priorityClassesOf(jobs),

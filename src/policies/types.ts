@@ -6,6 +6,7 @@ import type { LossSample, SpeedSample } from '../model/observations.js';
 import type { RuntimeShape } from '../model/shape.js';
 import type { UsageSample } from '../model/usage.js';
 import type { Decision } from './decision.js';
+import type { CapacityReason, WaitReason } from './wait-reason.js';
 
 /** Lifecycle of a job in the simulation ('waiting': not submitted yet, or crashed and not yet resubmitted). */
 export type JobPhase = 'waiting' | 'queued' | 'running' | 'completed' | 'failed';
@@ -101,6 +102,8 @@ export interface SchedulingContext<V extends JobView = JobView> {
    * several lists, and its phase now tells where it stands.
    */
   readonly changes: QueueChanges<V>;
+  /** Where the policy says why the jobs it keeps waiting wait (absent in hand-built contexts: then nothing is recorded). */
+  readonly why?: WaitExplainer<V>;
 }
 
 /** Changes of the queue and the running list between two consultations of a scheduling policy. */
@@ -188,4 +191,32 @@ export interface ObservingContext {
   unlisten(jobId: string): void;
   /** Samples the job as `listen` does, its samples carrying its input queue's fill (`inputQueueLevel`) too. */
   listenInput(jobId: string): void;
+}
+
+/**
+ * Where a scheduling policy says why jobs wait. A reason holds until the policy gives the job
+ * another one or the job leaves the queue; every call costs O(1) (a diagnosis: a few placements).
+ * A policy that says nothing leaves its jobs `not-chosen`.
+ */
+export interface WaitExplainer<V extends JobView = JobView> {
+  /** `job` waits for `reason` (kept by `blocker`, when another job keeps it). */
+  job(job: V, reason: WaitReason, blocker?: V): void;
+  /**
+   * `job`, whose gang (`request`, by default its requested replicas) the policy could not place on
+   * `scratch`, waits for the capacity reason a diagnosis on that scratch finds (see `diagnose`).
+   * Returns the reason.
+   */
+  unplaced(job: V, scratch: CapacityScratch, request?: PlacementRequest): CapacityReason;
+  /** The capacity reason a gang that could not be placed on `scratch` waits for (nothing recorded). */
+  diagnose(scratch: CapacityScratch, request: PlacementRequest): CapacityReason;
+  /**
+   * Every queued job this pass did not name (by `job` or `unplaced`) and that is not in a group
+   * waits for `reason`; jobs named in earlier passes but not in this one take it too (a preempted
+   * job keeps `preempted`).
+   */
+  others(reason: WaitReason, blocker?: V): void;
+  /** `job` waits for whatever its group (a policy's own number, 0 or more) waits for, from now on. */
+  joinGroup(job: V, group: number): void;
+  /** Every job in the group waits for `reason` (kept by `blocker`), from now on. */
+  group(group: number, reason: WaitReason, blocker?: V): void;
 }

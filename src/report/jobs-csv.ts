@@ -2,6 +2,8 @@ import { stringify } from 'csv-stringify/sync';
 import { roundRatio, roundS } from '../metrics/summary.js';
 import { requestedGpus } from '../model/job-spec.js';
 import type { JobRuntime } from '../sim/job-runtime.js';
+import type { WaitLedgerView } from '../sim/wait-ledger.js';
+import { WAIT_REASONS, type WaitReason } from '../policies/wait-reason.js';
 
 /** Columns of jobs.csv, in order (DESIGN.md contract; new columns are appended). */
 export const JOB_COLUMNS = [
@@ -47,11 +49,30 @@ export const JOB_COLUMNS = [
   'secondsTo90PctSpeed',
   'firstStepsPerS',
   'cpuStarvedWaitS',
+  // Queued seconds per wait reason, in WAIT_REASONS order (waitColumn names them).
+  'waitNotChosenS',
+  'waitHeadOfLineS',
+  'waitNoGpusS',
+  'waitFragmentedS',
+  'waitGangS',
+  'waitCpuMemoryS',
+  'waitPriorityS',
+  'waitPreemptedS',
+  'waitBlockedBy',
 ] as const;
 
-/** One row per job, as of the end of the run at `endS`; empty cells for what never happened. */
-export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
+/** The jobs.csv column of a wait reason's seconds: `head-of-line` is `waitHeadOfLineS`. */
+export function waitColumn(reason: WaitReason): string {
+  return `wait${reason.replace(/(^|-)([a-z])/g, (_m, _dash: string, letter: string) => letter.toUpperCase())}S`;
+}
+
+/**
+ * One row per job, as of the end of the run at `endS`; empty cells for what never happened (and
+ * for the wait reasons, without `waits`). `jobs` in the run's order (the ledger's job numbers).
+ */
+export function jobsCsv(jobs: readonly JobRuntime[], endS: number, waits?: WaitLedgerView): string {
   const rows = jobs.map((job) => {
+    const blocker = waits === undefined ? -1 : waits.blockerOfJob(job);
     const wallS = job.wallSinceStartS(endS);
     return [
       job.spec.id,
@@ -96,6 +117,8 @@ export function jobsCsv(jobs: readonly JobRuntime[], endS: number): string {
       job.secondsTo90PctSpeed === null ? '' : roundS(job.secondsTo90PctSpeed),
       job.firstStepsPerS === null ? '' : roundRate(job.firstStepsPerS),
       roundS(job.cpuStarvedWaitS),
+      ...(waits === undefined ? WAIT_REASONS.map(() => '') : waits.secondsOf(job).map(roundS)),
+      blocker >= 0 ? jobs[blocker]!.spec.id : '',
     ];
   });
   return stringify([[...JOB_COLUMNS], ...rows]);

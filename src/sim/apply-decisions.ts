@@ -23,7 +23,16 @@ export function applyDecisions(control: JobControl, decisions: readonly Decision
   };
   // Resized and reshaped jobs, kept between the removals and the additions (made only for such a decision).
   let jobs: Map<Decision, JobRuntime> | null = null;
-  for (const decision of decisions) if (decision.kind === 'preempt') control.preempt(claim(decision.jobId), decision.reclaim === true);
+  // A preempted job waits for the first job the batch starts, when it starts one.
+  let preemptor: JobRuntime | undefined;
+  for (const decision of decisions) {
+    if (decision.kind !== 'preempt') continue;
+    if (preemptor === undefined) {
+      const start = decisions.find((d) => d.kind === 'start');
+      preemptor = start === undefined ? undefined : control.job(start.jobId);
+    }
+    control.preempt(claim(decision.jobId), decision.reclaim === true, preemptor);
+  }
   for (const decision of decisions) {
     switch (decision.kind) {
       case 'resize': {

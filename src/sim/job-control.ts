@@ -19,6 +19,7 @@ import { inputQueueLevelNow, refreshInputQueue, trackInputQueue, updateInputSupp
 import { OrderedList } from './ordered-list.js';
 import { checkShape } from './shape-check.js';
 import { CpuStarvationMeter } from './cpu-starvation.js';
+import { WaitLedger } from './wait-ledger.js';
 
 /** No tasks: what a job's workers hold once its processes died. */
 const NO_TASKS: readonly TaskPlacement[] = Object.freeze([]);
@@ -67,6 +68,8 @@ export class JobControl {
   decidedBy = '';
   /** Attributes queued time to CPU starvation (told of every job joining and leaving the queue). */
   readonly starvation: CpuStarvationMeter;
+  /** Attributes queued time to the reasons the scheduling policy gives (told of every job joining and leaving the queue). */
+  readonly waits: WaitLedger;
 
   constructor(setup: JobControlSetup) {
     this.engine = setup.engine;
@@ -75,6 +78,7 @@ export class JobControl {
     this.tracker = setup.tracker;
     this.remoteInputCap = setup.scenario.params.dataWorkerNetworkCapCpuMilli ?? null;
     this.starvation = new CpuStarvationMeter(setup.cluster, { periodS: setup.scenario.params.samplePeriodS });
+    this.waits = new WaitLedger(setup.jobs.length, setup.jobs[0]?.spec.submitS ?? 0);
     setup.jobs.forEach((job, index) => {
       if (this.jobsById.has(job.spec.id)) throw new InvariantError(`duplicate job id ${job.spec.id}`);
       this.jobsById.set(job.spec.id, job);
@@ -183,6 +187,7 @@ export class JobControl {
     if (!this.queue.delete(job)) throw new InvariantError(`job ${job.spec.id} is queued but not in the queue`);
     const nowS = this.engine.nowS;
     this.starvation.left(job, nowS);
+    this.waits.left(job, nowS);
     job.advanceTo(nowS);
     this.allocate(job, tasks);
     const restarting = job.firstStartS !== null;
@@ -204,8 +209,11 @@ export class JobControl {
     this.checkBrokenStart(job);
   }
 
-  /** Stops a running job and queues it again in submission order, keeping its progress (`reclaim`: only up to its last checkpoint). */
-  preempt(job: JobRuntime, reclaim = false): void {
+  /**
+   * Stops a running job and queues it again in submission order, keeping its progress (`reclaim`:
+   * only up to its last checkpoint); it waits `preempted` (by `by`, when known) until its scheduler says otherwise.
+   */
+  preempt(job: JobRuntime, reclaim = false, by?: JobRuntime): void {
     this.expectPhase(job, 'running', 'preempt');
     job.advanceTo(this.engine.nowS);
     this.recordSpeedSample(job);
@@ -214,7 +222,7 @@ export class JobControl {
     job.phase = 'queued';
     job.paused = false;
     job.preemptions++;
-    this.requeue(job);
+    this.requeue(job, by ?? null);
   }
 
   /** First half of a resize: the job gives back `remove` (its speed so far is recorded). */
@@ -666,10 +674,11 @@ export class JobControl {
     job.queuePosition = this.queue.positionOf(job)!;
     this.changes.queued.push(job);
     this.starvation.joined(job, this.engine.nowS);
+    this.waits.joined(job, this.engine.nowS);
   }
 
-  /** Puts a job back in the queue in submission order. */
-  private requeue(job: JobRuntime): void {
+  /** Puts a job back in the queue in submission order (`preemptedBy`: it was preempted, for that job when not null). */
+  private requeue(job: JobRuntime, preemptedBy?: JobRuntime | null): void {
     const index = job.arrivalIndex;
     const renumbered = this.queue.insertFromBack(job, (other) => other.arrivalIndex <= index);
     if (renumbered) {
@@ -682,6 +691,7 @@ export class JobControl {
     job.queuePosition = this.queue.positionOf(job)!;
     this.changes.queued.push(job);
     this.starvation.joined(job, this.engine.nowS);
+    this.waits.joined(job, this.engine.nowS, preemptedBy);
   }
 
   /** Throws an InvariantError naming the deciding policy unless the job is in `phase`. */

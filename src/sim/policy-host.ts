@@ -11,7 +11,8 @@ import { DEFAULT_DATA_POLICY, presetStack } from '../policies/presets.js';
 import { hasSpotJobs, PRIORITY_CLASSES, reclaimForHighPriority } from '../policies/scheduling/priority-classes.js';
 import type { RecoveryPolicy } from '../policies/recovery/types.js';
 import { policyEntry, type PolicyEntry, type PolicyHandle, type PolicyKind } from '../policies/registry.js';
-import type { ObservingContext, PlacementPolicy, SchedulingContext, SchedulingPolicy } from '../policies/types.js';
+import { placementRequestOf, type ObservingContext, type PlacementPolicy, type SchedulingContext, type SchedulingPolicy, type WaitExplainer } from '../policies/types.js';
+import { diagnoseUnplaced } from '../policies/wait-diagnosis.js';
 import type { PolicyChoice, Scenario } from '../scenario/scenario.js';
 import { applyDecisions } from './apply-decisions.js';
 import type { SimEvent } from './events.js';
@@ -233,14 +234,37 @@ export class PolicyHost {
       placement: this.placement,
       scratch: () => new CapacityScratch(this.cluster),
       changes: { queued: [], started: [], stopped: [], resized: [] },
+      why: this.waitExplainer(),
     });
     context.changes = control.takeChanges();
-    this.consult('scheduling', this.scheduling.schedule(context));
+    control.waits.beginPass();
+    const decisions = this.scheduling.schedule(context);
+    control.waits.endPass(engine.nowS);
+    this.consult('scheduling', decisions);
     if (this.priorityClasses) {
       // The state after the pass's decisions (the context's queue and running list are read when asked), with no changes.
       const after: SchedulingContext<JobRuntime> = Object.create(context, { changes: { value: { queued: [], started: [], stopped: [], resized: [] } } });
       this.consult('scheduling', reclaimForHighPriority(after, this.changedThisInstant), PRIORITY_CLASSES);
     }
+  }
+
+  /** Where the scheduling policy's reasons for its waiting jobs go: the job control's wait ledger, at the current time. */
+  private waitExplainer(): WaitExplainer<JobRuntime> {
+    const waits = this.control.waits;
+    const engine = this.engine;
+    const placement = this.placement;
+    return {
+      job: (job, reason, blocker) => waits.own(job, engine.nowS, reason, blocker),
+      unplaced: (job, scratch, request) => {
+        const reason = diagnoseUnplaced(scratch, placement, request ?? placementRequestOf(job.request));
+        waits.own(job, engine.nowS, reason);
+        return reason;
+      },
+      diagnose: (scratch, request) => diagnoseUnplaced(scratch, placement, request),
+      others: (reason, blocker) => waits.others(engine.nowS, reason, blocker),
+      joinGroup: (job, group) => waits.joinGroup(job, engine.nowS, group),
+      group: (group, reason, blocker) => waits.group(group, engine.nowS, reason, blocker),
+    };
   }
 
   /** True when the kind is consulted now: its tick came, or it has none and something changed. */

@@ -15,6 +15,7 @@ import type { RecoveryPolicy } from '../policies/recovery/types.js';
 import type { PlacementPolicy, SchedulingPolicy } from '../policies/types.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimEvent } from './events.js';
+import type { WaitLedgerView } from './wait-ledger.js';
 import { FaultTracker, type TimelineRow } from './fault-tracker.js';
 import { FaultHandler } from './fault-handler.js';
 import { EverFits } from './ever-fits.js';
@@ -36,6 +37,8 @@ export interface SimResult {
   readonly scalePlans: readonly ScalePlanRecord[];
   /** The sampler's last records of a job (at most 50, oldest first; empty when no policy listened to it). */
   readonly samplesOf: (jobId: string) => readonly UsageSample[];
+  /** Each job's queued time by wait reason, and the job last named as keeping it waiting. */
+  readonly waits: WaitLedgerView;
 }
 
 /** Options for tests and tools. */
@@ -163,6 +166,7 @@ export class Simulation {
     // Jobs that have not ended are accounted up to the end, a crashed one waiting for its resubmission too.
     for (const job of this.jobs) {
       if (job.phase === 'running' || job.phase === 'queued' || (job.phase === 'waiting' && job.firstStartS !== null)) job.advanceTo(endS);
+      if (job.phase === 'queued') this.control.waits.left(job, endS);
     }
     this.control.starvation.settle(endS);
     const summary = buildSummary({
@@ -177,12 +181,13 @@ export class Simulation {
       busyGpuS: this.meter.busyGpuS,
       allocatedCpuMilliS: this.meter.allocatedCpuMilliS,
       faultsByType: this.faults.byType(),
+      waitByReasonS: this.control.waits.totalsByReason(),
       events: this.engine.dispatched,
       scalePlans: this.scalePlans.plans.length,
     });
     this.checker?.afterRun(summary, endS);
     const host = this.host;
-    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans.plans, samplesOf: (jobId) => host.samplesOf(jobId) };
+    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans.plans, samplesOf: (jobId) => host.samplesOf(jobId), waits: this.control.waits };
   }
 
   private isStale(event: SimEvent): boolean {

@@ -73,7 +73,7 @@ describe('dlsim CLI', () => {
     expect(readFileSync(join(out, 'timeline.csv'), 'utf8')).toBe('timeS,event,faultType,node,gpu,job,detail\n');
     expect(withoutPerf(readFileSync(join(out, 'summary.json'), 'utf8'))).toEqual(withoutPerf(run.stdout));
     const lines = readFileSync(join(out, 'jobs.csv'), 'utf8').trim().split('\n');
-    expect(lines[0]).toBe('id,kind,submitS,startS,endS,jctS,queueS,state,gpus,restarts,ettr,lostGpuHours,runningS,failureReason,queuedS,pausedS,preemptions,resizes,checkpointingS,detectingS,lostSteps,productiveS,reschedulingS,healthCheckS,startingS,loadingS,resizingS,scaledDownS,slowedS,downtimeGpuHours,user,nodes,meanStepsPerS,finalStepsPerS,maxWorkers,maxPs,oomKills,psMigrations,droppedShards,secondsTo90PctSpeed,firstStepsPerS,cpuStarvedWaitS');
+    expect(lines[0]).toBe('id,kind,submitS,startS,endS,jctS,queueS,state,gpus,restarts,ettr,lostGpuHours,runningS,failureReason,queuedS,pausedS,preemptions,resizes,checkpointingS,detectingS,lostSteps,productiveS,reschedulingS,healthCheckS,startingS,loadingS,resizingS,scaledDownS,slowedS,downtimeGpuHours,user,nodes,meanStepsPerS,finalStepsPerS,maxWorkers,maxPs,oomKills,psMigrations,droppedShards,secondsTo90PctSpeed,firstStepsPerS,cpuStarvedWaitS,waitNotChosenS,waitHeadOfLineS,waitNoGpusS,waitFragmentedS,waitGangS,waitCpuMemoryS,waitPriorityS,waitPreemptedS,waitBlockedBy');
     const summary = JSON.parse(run.stdout) as { jobs: { submitted: number } };
     expect(lines.length - 1).toBe(summary.jobs.submitted);
   });

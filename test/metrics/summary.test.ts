@@ -27,6 +27,7 @@ const CONTRACT_KEYS = [
   'downtimeGpuHours',
   'cpuStarvedWaitS',
   'dataWorkers',
+  'waitByReason',
   'events',
   'perf',
 ];

@@ -3,7 +3,7 @@ import { BTree, type BTreeOf } from '../../model/btree.js';
 import type { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import { nodeAllows } from '../placement/node-filter.js';
-import type { JobView, PlacementPolicy, PlacementRequest, QueueChanges } from '../types.js';
+import type { JobView, PlacementPolicy, PlacementRequest, QueueChanges, WaitExplainer } from '../types.js';
 import { addTask, dominantShare, drfUser, minimumRequest, nextRequest, queuedCandidate, type DrfCandidate, type DrfGrant, type ResourceAmounts, type UserWeights } from './drf-fill.js';
 import { identicalGangKey } from './gang-key.js';
 import type { HeldByUser } from './held-by-user.js';
@@ -83,6 +83,8 @@ export interface DrfFillSetup {
    * the jobs given tasks leave the queue at once. Otherwise both come back after the pass.
    */
   readonly allStart: boolean;
+  /** Where a queued job that was tried and did not fit is said to wait for capacity (absent: nothing recorded). */
+  readonly why?: WaitExplainer;
 }
 
 /**
@@ -238,6 +240,7 @@ export class DrfQueue {
         const { shape, job } = queued;
         const tasks = placement.place(scratch, minimumRequest(job.request));
         if (tasks === null) {
+          setup.why?.unplaced(job, scratch, minimumRequest(job.request));
           if (shape.gangKey !== null) {
             failedKeys.add(shape.gangKey);
             kill(shape);

@@ -49,7 +49,7 @@ export class DrfBook {
 
   /** One admission pass: queued jobs start with what progressive filling gives them on the free capacity. */
   admit(context: SchedulingContext): SchedulingAction[] {
-    const grants = this.queue.fill({ cluster: context.cluster, placement: context.placement, scratch: context.scratch(), allStart: true });
+    const grants = this.queue.fill({ cluster: context.cluster, placement: context.placement, scratch: context.scratch(), allStart: true, ...(context.why === undefined ? {} : { why: context.why }) });
     return startsOf(grants, (jobId) => this.queue.positionOf(jobId));
   }
 }

@@ -33,7 +33,12 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
       for (const job of context.queuedInOrder()) {
         scratch ??= context.scratch();
         const tasks = context.placement.place(scratch, placementRequestOf(job.request));
-        if (tasks === null) break;
+        if (tasks === null) {
+          // Every job behind the head waits for it.
+          context.why?.unplaced(job, scratch);
+          context.why?.others('head-of-line', job);
+          break;
+        }
         actions.push({ kind: 'start', jobId: job.request.id, tasks });
       }
       return actions;

@@ -3,11 +3,13 @@ import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import { sameDemand, type JobRequest } from '../../model/job-spec.js';
 import { nodeAllows } from '../placement/node-filter.js';
-import { placementRequestOf, type JobView, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
+import { placementRequestOf, type JobView, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
 interface ShapeClass<V extends JobView> {
   readonly id: number;
+  /** Its jobs' wait-reason group: one number per gang signature for the whole run. */
+  readonly group: number;
   readonly jobs: BTreeOf<readonly number[], V>;
   /** All replicas ask for the same resources (a gang of identical replicas). */
   readonly identical: boolean;
@@ -46,6 +48,10 @@ export class ShapeQueue<V extends JobView> {
   private seeded = false;
   /** The cluster's growth mark when dead classes were last revisited. */
   private growthMark = 0;
+  /** Wait-reason groups by gang signature (a class's jobs wait for what its last failure said). */
+  private readonly groups = new Map<string, number>();
+  /** Where the current pass says why jobs wait (absent: nothing is recorded). */
+  private why: WaitExplainer<V> | undefined;
 
   /** @param orderKey the policy's order of a queued job (ties go to the job queued first) */
   constructor(private readonly orderKey: (job: V) => readonly number[]) {}
@@ -67,6 +73,7 @@ export class ShapeQueue<V extends JobView> {
 
   /** One backfilling pass: walks the queue in order and starts every job that fits what is left. */
   backfill(context: SchedulingContext<V>): SchedulingAction[] {
+    this.why = context.why;
     if (!this.seeded) {
       // The first pass reads the whole queue (a policy made mid-run, or handed a queue directly); later ones only the changes.
       for (const job of context.queued) this.add(job);
@@ -98,10 +105,12 @@ export class ShapeQueue<V extends JobView> {
         // Capacity changed: sleeping classes resume at their first job after this one.
         for (const other of sleeping.splice(0)) this.enterAfter(other, jobKey);
       } else if (shape.identical && complete) {
+        this.explainFailure(shape, scratch, job);
         shape.dead = true;
         this.deadClasses.add(shape);
         moved.delete(shape);
       } else {
+        this.explainFailure(shape, scratch, job);
         sleeping.push(shape);
         moved.add(shape);
       }
@@ -111,6 +120,12 @@ export class ShapeQueue<V extends JobView> {
       if (!shape.dead) this.enterAfter(shape, undefined);
     }
     return actions;
+  }
+
+  /** The class's jobs wait for why its job `failed` did not fit the scratch. */
+  private explainFailure(shape: ShapeClass<V>, scratch: CapacityScratch, failed: V): void {
+    if (this.why === undefined) return;
+    this.why.group(shape.group, this.why.diagnose(scratch, placementRequestOf(failed.request)));
   }
 
   /** Puts a class in the walk at its first job after `afterKey` (from its start when undefined), if any. */
@@ -151,12 +166,15 @@ export class ShapeQueue<V extends JobView> {
     let shape = this.classes.get(signature);
     if (!shape) {
       const identical = identicalReplicas(job.request);
-      shape = { id: this.nextId++, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, walkKey: null, nextKey: null, dead: false };
+      let group = this.groups.get(signature);
+      if (group === undefined) this.groups.set(signature, (group = this.groups.size));
+      shape = { id: this.nextId++, group, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, walkKey: null, nextKey: null, dead: false };
       this.classes.set(signature, shape);
     }
     const key = [...this.orderKey(job), this.taken++];
     shape.jobs.set(key, job);
     this.placeOf.set(job, { shape, key });
+    this.why?.joinGroup(job, shape.group);
     if (!shape.dead && (shape.nextKey === null || compareNumberLists(key, shape.nextKey) < 0)) this.enterAfter(shape, undefined);
   }
 

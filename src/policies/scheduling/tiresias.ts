@@ -189,7 +189,10 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
   const mayPreemptFor = (queue: number, request: JobRequest): boolean => canPreempt(queue) && wholeGpusAsked(request) <= roomBelow(queue);
   const tryJob = (view: JobView, queue: number, placementFails: boolean): LasOutcome => {
     // No placement has more whole GPUs than the free ones, nor preempting more than the ones held below.
-    if (wholeGpusAsked(view.request) > roomBelow(queue)) return 'blocked';
+    if (wholeGpusAsked(view.request) > roomBelow(queue)) {
+      context.why?.job(view, 'no-gpus');
+      return 'blocked';
+    }
     plan ??= new ReplayScratch(context);
     const request = placementRequestOf(view.request);
     let tasks = placementFails ? null : plan.place(request);
@@ -198,7 +201,10 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
       const count = GangCount.of(plan.scratch, context.placement, request);
       const chosen = victimsFor(plan, context, state.running, queue, preempted, request, count);
       // Counted exactly, a gang that does not fit with every candidate preempted cannot while the free capacity shrinks.
-      if (chosen === null) return count === null ? 'failed' : 'blocked';
+      if (chosen === null) {
+        context.why?.unplaced(view, plan.scratch, request);
+        return count === null ? 'failed' : 'blocked';
+      }
       const committed: ReplayScratch = plan.fork();
       for (const tasksHeld of chosen.tasks) committed.unreserve(tasksHeld);
       tasks = committed.place(request);
