@@ -36,6 +36,8 @@ export async function runCells(jobs: readonly CellJob[], workers: number, finish
         throw error;
       }
       finished(i, summary);
+      // A run never waits on the event loop: yield to it, so a signal (SIGINT, SIGTERM) is handled between cells.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     return;
   }
