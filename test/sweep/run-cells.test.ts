@@ -47,3 +47,24 @@ describe('cell files', () => {
     expect(readdirSync(join(dir, 'cells'))).toEqual(['000001-fifo-seed1.json']);
   });
 });
+
+describe('sweepFolderRows', () => {
+  it('reads a sweep folder back into its aggregate rows', async () => {
+    const { planSweep } = await import('../../src/sweep/plan.js');
+    const { runSweep } = await import('../../src/sweep/run-sweep.js');
+    const { sweepFolderRows } = await import('../../src/sweep/folder-rows.js');
+    const dir = folderWith({ 's.yaml': `scenario: ${QUICKSTART}\npolicies: [fifo, sjf]\nseeds: 2\nparameters:\n  cluster.nodes[0].count: [3, 4]\n` });
+    const out = join(dir, 'out');
+    const outcome = await runSweep(await planSweep(join(dir, 's.yaml')), { out, workers: 1, resume: false, shard: null });
+    expect(outcome).toMatchObject({ cells: 8, run: 8, skipped: 0 });
+    const { record, rows } = sweepFolderRows(out);
+    expect(record.grid.policies).toEqual(['fifo', 'sjf']);
+    const completed = rows.filter((row) => row.metric === 'jobs.completed');
+    expect(completed.map((row) => [row.value, row.policy, row.n, row.mean])).toEqual([
+      [3, 'fifo', 2, 10],
+      [3, 'sjf', 2, 10],
+      [4, 'fifo', 2, 10],
+      [4, 'sjf', 2, 10],
+    ]);
+  });
+});
