@@ -19,7 +19,7 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
   describe: 'Combine the shard folders of one sweep into one sweep folder',
   builder: (yargs: Argv<object>) =>
     yargs
-      .positional('dirs', { type: 'string', array: true, demandOption: true, describe: 'sweep folders (shards) of one sweep' })
+      .positional('dirs', { type: 'string', default: undefined, describe: 'sweep folders (shards) of one sweep (one or more)' })
       .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to merge into (default: results/sweep-<sweep name>)' })
       .option('allow-partial', { type: 'boolean', describe: 'write the tables even when cells are missing (they are listed on stderr)' }) as Argv<MergeArgs>,
   handler: (args: ArgumentsCamelCase<MergeArgs>) => {

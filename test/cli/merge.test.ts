@@ -59,3 +59,12 @@ describe('dlsim merge', () => {
     expect(ran.stderr).toBe(`dlsim: ${join(other, 'out')}: is not of the same sweep as ${shards[0]} (its seeds differ (1, 2, not 1, 2, 3))\n`);
   });
 });
+
+describe('dlsim merge --help', () => {
+  it('names its folders without a "[default: []]"', () => {
+    const help = dlsim('merge', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/dirs +sweep folders/);
+    expect(help.stdout).not.toContain('[default: []]');
+  });
+});
