@@ -4,7 +4,7 @@
  */
 const LAYERS = [
   ['cli'],
-  ['bench'],
+  ['bench', 'sweep'],
   ['report'],
   ['sim'],
   ['scenario'],

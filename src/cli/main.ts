@@ -7,10 +7,12 @@ import { ConfigError } from '../errors.js';
 import { benchCommand } from './bench.js';
 import { compareCommand } from './compare.js';
 import { listCommand } from './list.js';
+import { mergeCommand } from './merge.js';
 import { removeTemporariesOnSignal } from '../io/temporaries.js';
 import { checkBooleanFlags } from './options.js';
 import { reportError } from './output.js';
 import { runCommand } from './run.js';
+import { sweepCommand } from './sweep.js';
 import { traceCommand } from './trace.js';
 
 /** Parses the command line and runs the chosen command; resolves to the exit code. */
@@ -23,10 +25,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       .usage('$0 <command> [options]')
       .command(runCommand)
       .command(compareCommand)
+      .command(sweepCommand)
+      .command(mergeCommand)
       .command(listCommand)
       .command(benchCommand)
       .command(traceCommand)
-      .demandCommand(1, 'name a command: run, compare, list, trace, bench')
+      .demandCommand(1, 'name a command: run, compare, sweep, merge, list, trace, bench')
       .strict()
       .fail((message, error) => {
         // yargs reports its own parse failures as a message, and wraps an option's coerce error

@@ -1,0 +1,35 @@
+/** The summary metrics a sweep tabulates (sweep.csv's columns after the parameters), as dotted summary paths. */
+import type { CellSummary } from './cell-store.js';
+
+/** Headline metrics, in column order (units: seconds for *S, ratios in [0, 1], counts, GPU-hours). */
+export const HEADLINE_METRICS: readonly string[] = [
+  'jobs.completed',
+  'jobs.failed',
+  'jobs.unfinished',
+  'makespanS',
+  'jctS.mean',
+  'jctS.p50',
+  'jctS.p90',
+  'jctS.p99',
+  'queueDelayS.mean',
+  'queueDelayS.p90',
+  'waitS.mean',
+  'waitS.p90',
+  'gpuAllocationRate',
+  'gpuUtilization',
+  'cpuAllocationRate',
+  'ettr',
+  'runtimeRatio',
+  'faults.total',
+  'restarts',
+  'lostGpuHours',
+  'downtimeGpuHours',
+  'cpuStarvedWaitS.share',
+];
+
+/** The number at a dotted path of a summary; NaN when the path holds no number (a summary of another dlsim). */
+export function metricValue(summary: CellSummary, metric: string): number {
+  let value: unknown = summary;
+  for (const key of metric.split('.')) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'number' ? value : Number.NaN;
+}
