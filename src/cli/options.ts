@@ -2,7 +2,7 @@
 import { ConfigError } from '../errors.js';
 
 /** Options that take no value but `--name` or `--name=true|false`. */
-const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['strict', 'json', 'check-invariants', 'help', 'version', 'quick', 'perf']);
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['strict', 'json', 'check-invariants', 'help', 'version', 'quick', 'perf', 'quiet']);
 
 /**
  * Throws a ConfigError for `--flag=value` on a boolean flag when the value is not true or false
