@@ -153,12 +153,26 @@ class BarProgress implements Progress {
       forceRedraw: true,
       hideCursor: null,
       linewrap: true,
+      // Not cli-progress's own signal handler: one left listening when dlsim raises the signal again to
+      // end the process would swallow it (see onSignal).
       gracefulExit: false,
     });
     if (this.total > 1) this.bars.create(1, 0, { line: (bar) => this.overallLine(bar) } satisfies LinePayload);
     const lanes = Math.max(1, Math.min(options.lanes ?? 1, this.total));
     for (let i = 0; i < lanes; i++) this.addLane();
+    process.prependOnceListener('SIGINT', this.onSignal);
+    process.prependOnceListener('SIGTERM', this.onSignal);
   }
+
+  /**
+   * Interrupted: clears the bars before any other handler runs, and takes itself off first, so
+   * that a handler raising the signal again to end the process (removeTemporariesOnSignal) is not
+   * caught by it; with no other handler, raises it again itself.
+   */
+  private readonly onSignal = (signal: NodeJS.Signals): void => {
+    this.stop();
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
 
   startRun(label: string, laneKey?: number): RunProgress {
     const run: RunState = { label, startedMs: this.nowMs(), fraction: 0, last: null, lane: null, finished: false };
@@ -205,6 +219,8 @@ class BarProgress implements Progress {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    process.removeListener('SIGINT', this.onSignal);
+    process.removeListener('SIGTERM', this.onSignal);
     this.bars.stop();
   }
 

@@ -201,6 +201,36 @@ describe('progress bars on a terminal', () => {
   });
 });
 
+describe('interrupted', () => {
+  it('clears the bars on SIGINT before other handlers, and leaves no handler of its own behind', () => {
+    const stream = new FakeStream(true);
+    const order: string[] = [];
+    const other = (): void => void order.push(`other saw ${stream.screen.length} lines`);
+    process.on('SIGINT', other);
+    try {
+      const before = process.listenerCount('SIGINT');
+      const terms = process.listenerCount('SIGTERM');
+      const progress = make({ runs: 2, lanes: 2, stream, nowMs: fakeClock().nowMs });
+      progress.startRun('fifo s1');
+      expect(stream.screen.length).toBe(3);
+      expect(process.listenerCount('SIGINT')).toBe(before + 1);
+      process.emit('SIGINT', 'SIGINT');
+      expect(order).toEqual(['other saw 0 lines']);
+      expect(process.listenerCount('SIGINT')).toBe(before);
+      expect(process.listenerCount('SIGTERM')).toBe(terms);
+    } finally {
+      process.removeListener('SIGINT', other);
+    }
+  });
+
+  it('takes its signal handlers off when stopped', () => {
+    const [ints, terms] = [process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')];
+    const progress = make({ runs: 1, stream: new FakeStream(true) });
+    progress.stop();
+    expect([process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')]).toEqual([ints, terms]);
+  });
+});
+
 describe('withProgress', () => {
   it('clears the bars when its body throws', async () => {
     const stream = new FakeStream(true);
