@@ -53,7 +53,7 @@ export interface SimOptions {
   readonly history?: HistoryView;
   /** Told where the run stands at its start, every `progressEveryEvents` live events and at its end; it must not change the run. */
   readonly onProgress?: (progress: SimProgress) => void;
-  /** Live events between two calls of `onProgress` (default 16,384). */
+  /** Live events between two calls of `onProgress` (default 4,096). */
   readonly progressEveryEvents?: number;
 }
 
@@ -73,7 +73,7 @@ export interface SimProgress {
 }
 
 /** Live events between two progress reports unless SimOptions says otherwise. */
-const PROGRESS_EVERY_EVENTS = 16_384;
+const PROGRESS_EVERY_EVENTS = 4096;
 
 /** Wires the engine, the cluster state, the jobs and the policy stack; the only code that changes cluster state. */
 export class Simulation {
@@ -255,8 +255,7 @@ export class Simulation {
   /** Tells `onProgress` where the run stands and starts counting events to the next report. */
   private reportProgress(done: boolean): void {
     this.progressCountdown = this.progressEvery;
-    const jobsTotal = this.jobs.length;
-    this.onProgress?.({ simS: this.engine.nowS, startS: this.jobs[0]?.spec.submitS ?? 0, horizonS: this.scenario.horizonS, jobsDone: this.control.endedJobs, jobsTotal, events: this.engine.dispatched, done });
+    this.onProgress?.({ simS: this.engine.nowS, startS: this.jobs[0]?.spec.submitS ?? 0, horizonS: this.scenario.horizonS, jobsDone: this.control.endedJobs, jobsTotal: this.jobs.length, events: this.engine.dispatched, done });
   }
 
   private dispatch(event: SimEvent): void {
