@@ -18,6 +18,10 @@ export interface RunProgress {
 /**
  * Progress of a set of runs: a pool (compare, bench, a sweep) starts each run as a worker picks it
  * up, feeds it, and finishes it; `stop` clears the lines before the command prints its results.
+ * A pool of cells: `withProgress({ runs: cells, lanes: workers, quiet }, (progress) => …)`, in it
+ * `progress.skip(done)` for cells already made, and per cell either `runMany([request], 1, progress)`
+ * or, in a thread of one's own, `followRun(port1, progress, label)` with the worker calling
+ * `postProgress(port2, threadId)` (progress-port.ts).
  */
 export interface Progress {
   /** True when bars are drawn (a terminal, not --quiet). */
