@@ -8,6 +8,7 @@ import { scenarioFiles } from '../bench/plan.js';
 import { SimError } from '../errors.js';
 import { checkOutFile } from '../io/destination.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
+import { withProgress } from './progress.js';
 import { defaultWorkers, runMany } from './run-many.js';
 
 /** What `dlsim bench --check FILE` / `--update FILE` is asked to do. */
@@ -22,6 +23,8 @@ export interface BenchCheckOptions {
   readonly workers?: number;
   /** Run the performance gate (`dlsim bench --quick --json` in a child process). */
   readonly perf: boolean;
+  /** No progress bars on stderr (`--quiet`). */
+  readonly quiet?: boolean;
 }
 
 /**
@@ -34,9 +37,10 @@ export async function benchCheck(options: BenchCheckOptions): Promise<void> {
   const files = scenarioFiles(options.scenarios);
   if (options.update) checkOutFile(options.file, '--update');
   const recorded: BaselineRun[] = options.update ? readIfPresent(options.file) : readBaselines(options.file);
-  const result = await checkBaselines(files, options.sets, recorded, (requests) =>
-    runMany(requests, options.workers ?? defaultWorkers(requests.length)),
-  );
+  const result = await checkBaselines(files, options.sets, recorded, (requests) => {
+    const workers = options.workers ?? defaultWorkers(requests.length);
+    return withProgress({ runs: requests.length, lanes: workers, quiet: options.quiet }, (progress) => runMany(requests, workers, progress));
+  });
   const out: string[] = [];
   for (const skip of result.skipped) out.push(`skipped  ${skip.file}: ${skip.reason} (its baselines are kept, not checked)`);
   const verb = options.update ? 'updated' : 'moved';

@@ -13,6 +13,7 @@ import { loadScenario } from '../scenario/load.js';
 import { benchCheck } from './bench-check.js';
 import { listOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
+import { withProgress } from './progress.js';
 
 interface BenchArgs {
   only?: string;
@@ -28,6 +29,7 @@ interface BenchArgs {
   set?: string | string[];
   workers?: number;
   perf: boolean;
+  quiet?: boolean;
 }
 
 /** Sizes of the quick run (`--quick`): small versions of the benchmarks, for the performance gate. */
@@ -116,6 +118,7 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
       .option('set', { type: 'string', nargs: 1, describe: 'override a value in every scenario of --check/--update: path=value (repeatable)' })
       .option('workers', { type: 'string', coerce: wholeNumberOption('--workers', 1), describe: 'worker threads for --check/--update (default: one per core); results do not depend on it' })
       .option('perf', { type: 'boolean', default: true, describe: 'with --check, also gate the ratios of bench --quick (--no-perf skips them)' })
+      .option('quiet', { type: 'boolean', describe: 'no progress bars on stderr (they are drawn only on a terminal)' })
       .conflicts('check', 'update') as Argv<BenchArgs>,
   handler: async (args: ArgumentsCamelCase<BenchArgs>) => {
     const baselines = args.check ?? args.update;
@@ -130,6 +133,7 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
         sets: listOption(args.set),
         ...(args.workers === undefined ? {} : { workers: args.workers }),
         perf: args.perf,
+        quiet: args.quiet,
       });
     }
     if (args.case !== undefined) return printJson(await childFigures(args.case, args.quick === true));
@@ -148,16 +152,23 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
     const results: CaseResult[] = [];
     // Cases whose process failed: printed with the others, then the command fails.
     const failures: string[] = [];
-    for (const name of names) {
-      if (!args.json) process.stderr.write(`running ${name}…\n`);
-      if (BENCHMARKS[name]) figures.push(...(await BENCHMARKS[name]!(args)));
-      else {
-        const { result, failure } = runCase(name, args.quick === true, args.caseTimeout);
-        results.push(result);
-        if (failure !== null) failures.push(`${name} (${failure})`);
-        if (!args.json) process.stderr.write(`  ${result.wallS === null ? '-' : `${result.wallS} s`}${result.ratio === null ? '' : `, ratio ${result.ratio}`}, target ${result.target}: ${result.pass === null ? '-' : result.pass ? 'held' : 'MISSED'} (${result.note})\n`);
+    await withProgress({ runs: names.length, unit: 'cases', quiet: args.quiet }, async (progress) => {
+      for (const name of names) {
+        if (!args.json) progress.log(`running ${name}…`);
+        const bar = progress.startRun(name);
+        try {
+          if (BENCHMARKS[name]) figures.push(...(await BENCHMARKS[name]!(args)));
+          else {
+            const { result, failure } = runCase(name, args.quick === true, args.caseTimeout);
+            results.push(result);
+            if (failure !== null) failures.push(`${name} (${failure})`);
+            if (!args.json) progress.log(`  ${result.wallS === null ? '-' : `${result.wallS} s`}${result.ratio === null ? '' : `, ratio ${result.ratio}`}, target ${result.target}: ${result.pass === null ? '-' : result.pass ? 'held' : 'MISSED'} (${result.note})`);
+          }
+        } finally {
+          bar.finish();
+        }
       }
-    }
+    });
     const fail = (): void => {
       if (failures.length > 0) throw new SimError(`bench: ${failures.length} case(s) failed: ${failures.join('; ')}`);
     };

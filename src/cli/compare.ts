@@ -12,6 +12,7 @@ import type { RunRequest } from '../sim/run-scenario.js';
 import { compareFill } from './compare-fill.js';
 import { listOption, oneValueOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
+import { withProgress } from './progress.js';
 import { defaultWorkers, runMany } from './run-many.js';
 
 interface CompareArgs {
@@ -24,6 +25,7 @@ interface CompareArgs {
   json?: boolean;
   workers?: number;
   checkInvariants?: boolean;
+  quiet?: boolean;
 }
 
 /**
@@ -54,7 +56,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write comparison.csv and comparison.json to' })
       .option('json', { type: 'boolean', describe: 'print the comparison as one JSON object' })
       .option('workers', { type: 'string', coerce: wholeNumberOption('--workers', 1), describe: 'worker threads (default: one per core); results do not depend on it' })
-      .option('check-invariants', { type: 'boolean', describe: 'check every run after every instant and at its end (stops at the first breach, exit 2)' }) as Argv<CompareArgs>,
+      .option('check-invariants', { type: 'boolean', describe: 'check every run after every instant and at its end (stops at the first breach, exit 2)' })
+      .option('quiet', { type: 'boolean', describe: 'no progress bars on stderr (they are drawn only on a terminal)' }) as Argv<CompareArgs>,
   handler: async (args: ArgumentsCamelCase<CompareArgs>) => {
     // Repeated --policies add up: `--policies a --policies b` is `--policies a,b`.
     const policies = listOption(args.policies).join(',').split(',').map((p) => p.trim()).filter((p) => p !== '');
@@ -89,7 +92,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       })),
     );
     const startedMs = performance.now();
-    const summaries = await runMany(requests, args.workers ?? defaultWorkers(requests.length));
+    const workers = args.workers ?? defaultWorkers(requests.length);
+    const summaries = await withProgress({ runs: requests.length, lanes: workers, quiet: args.quiet }, (progress) => runMany(requests, workers, progress));
     const wallS = (performance.now() - startedMs) / 1000;
     const runs: ComparisonRun[] = requests.map((r, i) => ({ policy: r.policy, seed: r.seed, summary: summaries[i]! }));
     const comparison = buildComparison(scenario.name, policies, runs);

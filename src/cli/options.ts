@@ -2,7 +2,7 @@
 import { ConfigError } from '../errors.js';
 
 /** Options that take no value but `--name` or `--name=true|false`. */
-const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['strict', 'json', 'check-invariants', 'help', 'version', 'quick', 'perf', 'resume', 'emit-k8s-job', 'allow-partial']);
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['strict', 'json', 'check-invariants', 'help', 'version', 'quick', 'perf', 'quiet', 'resume', 'emit-k8s-job', 'allow-partial']);
 
 /**
  * Throws a ConfigError for `--flag=value` on a boolean flag when the value is not true or false

@@ -1,10 +1,14 @@
 import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { SimError } from '../errors.js';
 import type { RunSummary } from '../metrics/summary.js';
 import { invariantChecksByDefault } from '../sim/invariants.js';
 import { runScenario, type RunRequest } from '../sim/run-scenario.js';
-import type { WorkerResult } from './run-worker.js';
+import type { Progress } from './progress.js';
+import { followRun } from './progress-port.js';
+import type { WorkerResult, WorkerTask } from './run-worker.js';
 
 /** Worker threads to use for `runs` runs when the user gave none: one per core, at most one per run. */
 export function defaultWorkers(runs: number): number {
@@ -14,15 +18,25 @@ export function defaultWorkers(runs: number): number {
 /**
  * Runs every request and returns the summaries in request order, whatever order they finish in
  * (so results do not depend on the worker count). One worker runs in this thread. A user error in
- * any run (the first in request order) is raised as such, whichever thread met it.
+ * any run (the first in request order) is raised as such, whichever thread met it. With `progress`
+ * shown, every run gets a line while it runs (worker threads post on a port; results are the same).
  */
-export async function runMany(requests: readonly RunRequest[], workers: number): Promise<RunSummary[]> {
+export async function runMany(requests: readonly RunRequest[], workers: number, progress?: Progress): Promise<RunSummary[]> {
+  const shown = progress?.shown === true ? progress : null;
+  const labelOf = runLabeller(requests);
   if (workers <= 1) {
     const summaries: RunSummary[] = [];
-    for (const request of requests) summaries.push(await runScenario(request));
+    for (const request of requests) {
+      const run = shown?.startRun(labelOf(request)) ?? null;
+      try {
+        summaries.push(await runScenario(request, run === null ? undefined : (p) => run.update(p)));
+      } finally {
+        run?.finish();
+      }
+    }
     return summaries;
   }
-  const pool = new Piscina<RunRequest, WorkerResult>({
+  const pool = new Piscina<WorkerTask, WorkerResult>({
     filename: new URL('./run-worker.js', import.meta.url).href,
     maxThreads: workers,
     minThreads: workers,
@@ -30,7 +44,18 @@ export async function runMany(requests: readonly RunRequest[], workers: number):
   try {
     // Worker threads do not share this thread's defaults: each request says whether to check invariants.
     const checkInvariants = invariantChecksByDefault();
-    const results = await Promise.all(requests.map((request) => pool.run({ checkInvariants, ...request })));
+    const results = await Promise.all(
+      requests.map(async (request) => {
+        if (shown === null) return pool.run({ checkInvariants, ...request });
+        const { port1, port2 } = new MessageChannel();
+        const end = followRun(port1, shown, labelOf(request));
+        try {
+          return await pool.run({ checkInvariants, ...request, progressPort: port2 }, { transferList: [port2] });
+        } finally {
+          end();
+        }
+      }),
+    );
     return results.map((result) => {
       if ('userError' in result) throw new SimError(result.userError);
       return result.summary;
@@ -38,4 +63,10 @@ export async function runMany(requests: readonly RunRequest[], workers: number):
   } finally {
     await pool.destroy();
   }
+}
+
+/** A run's name on its progress line: its policy and seed, after its scenario's file name when the runs are of several. */
+function runLabeller(requests: readonly RunRequest[]): (request: RunRequest) => string {
+  const files = new Set(requests.map((r) => r.file)).size;
+  return (r) => `${files > 1 ? `${basename(r.file).replace(/\.ya?ml$/, '')} ` : ''}${r.policy} s${r.seed}`;
 }

@@ -13,6 +13,7 @@ import { loadScenario } from '../scenario/load.js';
 import { simulate, type SimResult } from '../sim/simulation.js';
 import { listOption, oneValueOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
+import { createProgress } from './progress.js';
 import { runFill } from './run-fill.js';
 
 interface RunArgs {
@@ -23,6 +24,7 @@ interface RunArgs {
   out?: string;
   json?: boolean;
   checkInvariants?: boolean;
+  quiet?: boolean;
 }
 
 /** `dlsim run SCENARIO`: simulates one scenario with one policy and seed. */
@@ -37,7 +39,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
       .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write summary.json, jobs.csv, timeline.csv and scaleplans/ to' })
       .option('json', { type: 'boolean', describe: 'print the summary as one JSON object' })
-      .option('check-invariants', { type: 'boolean', describe: 'check the run after every instant and at its end (stops at the first breach, exit 2)' }) as Argv<RunArgs>,
+      .option('check-invariants', { type: 'boolean', describe: 'check the run after every instant and at its end (stops at the first breach, exit 2)' })
+      .option('quiet', { type: 'boolean', describe: 'no progress bar on stderr (it is drawn only on a terminal)' }) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
     if (args.out !== undefined) checkOutDir(args.out, '--out');
     const scenario = await loadScenario(args.scenario, {
@@ -50,8 +53,15 @@ export const runCommand: CommandModule<object, RunArgs> = {
     if (scenario.fill !== undefined) return runFill(scenario, args);
     // The history as it is now: the run's policies read it; its finished PS jobs are added after.
     const history = scenario.history === undefined ? null : await RunHistory.open(scenario.history);
+    const progress = createProgress({ runs: 1, quiet: args.quiet });
+    const bar = progress.startRun(`${scenario.policy} s${scenario.seed}`);
     const startedMs = performance.now();
-    const result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false, ...(history === null ? {} : { history: history.view }) });
+    let result: SimResult;
+    try {
+      result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false, ...(history === null ? {} : { history: history.view }), ...(progress.shown ? { onProgress: (p) => bar.update(p) } : {}) });
+    } finally {
+      progress.stop();
+    }
     const wallS = (performance.now() - startedMs) / 1000;
     const summary: RunSummary = {
       ...result.summary,

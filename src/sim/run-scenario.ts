@@ -3,7 +3,7 @@ import { loadScenario } from '../scenario/load.js';
 import { presetNames } from '../policies/presets.js';
 import type { RunSummary } from '../metrics/summary.js';
 import { RunHistory } from './history.js';
-import { simulate } from './simulation.js';
+import { simulate, type SimProgress } from './simulation.js';
 
 /** One run to make: a scenario file with a policy, a seed and `--set` overrides. */
 export interface RunRequest {
@@ -19,9 +19,10 @@ export interface RunRequest {
 
 /**
  * Loads and simulates one run; returns its summary (perf left at zero: timing belongs to the
- * caller). The scenario's history is read, never written.
+ * caller). The scenario's history is read, never written. `onProgress` is told where the run stands
+ * (see SimOptions).
  */
-export async function runScenario(request: RunRequest): Promise<RunSummary> {
+export async function runScenario(request: RunRequest, onProgress?: (progress: SimProgress) => void): Promise<RunSummary> {
   const scenario = await loadScenario(request.file, {
     policy: request.policy,
     seed: request.seed,
@@ -34,6 +35,7 @@ export async function runScenario(request: RunRequest): Promise<RunSummary> {
     return simulate(scenario, {
       ...(request.checkInvariants === undefined ? {} : { checkInvariants: request.checkInvariants }),
       ...(history === null ? {} : { history: history.view }),
+      ...(onProgress === undefined ? {} : { onProgress }),
     }).summary;
   } finally {
     history?.close();

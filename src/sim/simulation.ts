@@ -54,7 +54,29 @@ export interface SimOptions {
   readonly dataPolicy?: DataPolicy;
   /** The history of finished jobs the policies read (the scenario's `history`, opened by the caller). */
   readonly history?: HistoryView;
+  /** Told where the run stands at its start, every `progressEveryEvents` live events and at its end; it must not change the run. */
+  readonly onProgress?: (progress: SimProgress) => void;
+  /** Live events between two calls of `onProgress` (default 4,096). */
+  readonly progressEveryEvents?: number;
 }
+
+/** Where a run stands, as `SimOptions.onProgress` is told. */
+export interface SimProgress {
+  /** Simulated time now, the first submission and the horizon (Infinity: until every job ends), in seconds. */
+  readonly simS: number;
+  readonly startS: number;
+  readonly horizonS: number;
+  /** Jobs that ended for good (completed or failed) of all the scenario's jobs. */
+  readonly jobsDone: number;
+  readonly jobsTotal: number;
+  /** Live events dispatched so far. */
+  readonly events: number;
+  /** True at the run's end. */
+  readonly done: boolean;
+}
+
+/** Live events between two progress reports unless SimOptions says otherwise. */
+const PROGRESS_EVERY_EVENTS = 4096;
 
 /** Wires the engine, the cluster state, the jobs and the policy stack; the only code that changes cluster state. */
 export class Simulation {
@@ -75,6 +97,10 @@ export class Simulation {
   private readonly faultHandler: FaultHandler;
   private finished = false;
   private readonly checker: InvariantChecker | null;
+  private readonly onProgress: ((progress: SimProgress) => void) | null;
+  private readonly progressEvery: number;
+  /** Live events left until the next progress report (one decrement per event). */
+  private progressCountdown: number;
 
   constructor(
     private readonly scenario: Scenario,
@@ -91,6 +117,9 @@ export class Simulation {
     const drawn = scenario.preprocessing;
     if (drawn !== undefined) for (const job of this.jobs) job.preprocessing ??= drawn.get(job.spec.id) ?? null;
     this.checker = (options.checkInvariants ?? invariantChecksByDefault()) ? new InvariantChecker(this.jobs, this.cluster) : null;
+    this.onProgress = options.onProgress ?? null;
+    this.progressEvery = Math.max(1, Math.floor(options.progressEveryEvents ?? PROGRESS_EVERY_EVENTS));
+    this.progressCountdown = this.progressEvery;
     this.faults = new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus));
     this.scalePlans = new ScalePlanLog((plan) => this.faults.log({ timeS: plan.atS, event: 'scale-plan', faultType: '', node: '', gpu: null, jobId: plan.ownerJob, detail: describePlan(plan) }));
     this.control = new JobControl({ engine: this.engine, cluster: this.cluster, scenario, tracker: this.faults, jobs: this.jobs });
@@ -160,6 +189,7 @@ export class Simulation {
   run(): SimResult {
     if (this.finished) throw new InvariantError('a Simulation runs once');
     this.finished = true;
+    this.reportProgress(false);
     this.engine.run(this.scenario.horizonS);
     const endS = this.engine.nowS;
     this.meter.advanceTo(endS);
@@ -186,6 +216,7 @@ export class Simulation {
       scalePlans: this.scalePlans.plans.length,
     });
     this.checker?.afterRun(summary, endS);
+    this.reportProgress(true);
     const host = this.host;
     return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans.plans, samplesOf: (jobId) => host.samplesOf(jobId), waits: this.control.waits };
   }
@@ -226,7 +257,14 @@ export class Simulation {
     }
   }
 
+  /** Tells `onProgress` where the run stands and starts counting events to the next report. */
+  private reportProgress(done: boolean): void {
+    this.progressCountdown = this.progressEvery;
+    this.onProgress?.({ simS: this.engine.nowS, startS: this.jobs[0]?.spec.submitS ?? 0, horizonS: this.scenario.horizonS, jobsDone: this.control.endedJobs, jobsTotal: this.jobs.length, events: this.engine.dispatched, done });
+  }
+
   private dispatch(event: SimEvent): void {
+    if (--this.progressCountdown === 0) this.reportProgress(false);
     this.meter.advanceTo(this.engine.nowS);
     switch (event.kind) {
       case 'job-arrival':
