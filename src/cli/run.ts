@@ -5,6 +5,7 @@ import { presetNames } from '../policies/presets.js';
 import { checkOutDir } from '../io/destination.js';
 import { writeFilesAtomic } from '../io/atomic-write.js';
 import { jobsCsv } from '../report/jobs-csv.js';
+import { runProvenance, type RunProvenance } from '../report/provenance.js';
 import { scalePlanFiles, staleScalePlanFiles } from '../report/scale-plans.js';
 import { summaryTable } from '../report/summary-table.js';
 import { timelineCsv } from '../report/timeline-csv.js';
@@ -40,10 +41,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('check-invariants', { type: 'boolean', describe: 'check the run after every instant and at its end (stops at the first breach, exit 2)' }) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
     if (args.out !== undefined) checkOutDir(args.out, '--out');
+    const sets = listOption(args.set);
     const scenario = await loadScenario(args.scenario, {
       policy: args.policy,
       seed: args.seed,
-      sets: listOption(args.set),
+      sets,
       knownPolicies: presetNames(),
     });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
@@ -53,9 +55,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const startedMs = performance.now();
     const result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false, ...(history === null ? {} : { history: history.view }) });
     const wallS = (performance.now() - startedMs) / 1000;
-    const summary: RunSummary = {
+    // With how it was made; not a metric (comparisons and baselines leave `provenance` out).
+    const summary: RunSummary & { readonly provenance: RunProvenance } = {
       ...result.summary,
       perf: { wallS: Math.round(wallS * 1000) / 1000, eventsPerS: wallS > 0 ? Math.round(result.summary.events / wallS) : 0 },
+      provenance: runProvenance(args.scenario, scenario, sets),
     };
     if (args.out !== undefined) {
       const files = runOutputFiles(result, summary);

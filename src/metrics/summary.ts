@@ -1,5 +1,6 @@
 import { quantileSorted } from 'd3-array';
 import type { JobRecord } from './job-record.js';
+import { userFairness, type FairnessSummary, type PerUserSummary } from './user-fairness.js';
 
 /** Mean and tail quantiles of a set of durations, in seconds. */
 export interface Quantiles {
@@ -78,6 +79,10 @@ export interface RunSummary {
   readonly cpuStarvedWaitS: CpuStarvedSummary;
   /** Completed jobs' data workers: see DataWorkersSummary. */
   readonly dataWorkers: DataWorkersSummary;
+  /** Fairness between users: Jain's index over users' mean slowdowns (see user-fairness.ts). */
+  readonly fairness: FairnessSummary;
+  /** Per-user jobs and completed jobs' mean JCT and slowdown; not a metric (names differ between runs), so comparisons and baselines leave it out. */
+  readonly perUser: PerUserSummary;
   readonly events: number;
   readonly perf: { readonly wallS: number; readonly eventsPerS: number };
   /** Present only when the workload has spot jobs (so runs without them keep their summaries). */
@@ -154,6 +159,7 @@ export function buildSummary(input: SummaryInput): RunSummary {
     downtimeGpuHours: roundRatio(jobs.reduce((sum, j) => sum + j.downtimeGpuS, 0) / 3600),
     cpuStarvedWaitS: cpuStarvedOf(completed),
     dataWorkers: { meanPerJob: roundRatio(meanDataWorkers(completed, endS)) },
+    ...userFairness(jobs, roundS, roundRatio),
     events: input.events,
     perf: { wallS: 0, eventsPerS: 0 },
     ...priorityClassesOf(jobs),

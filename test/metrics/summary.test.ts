@@ -27,6 +27,8 @@ const CONTRACT_KEYS = [
   'downtimeGpuHours',
   'cpuStarvedWaitS',
   'dataWorkers',
+  'fairness',
+  'perUser',
   'events',
   'perf',
 ];
@@ -71,7 +73,7 @@ describe('run summary', () => {
 function record(phase: string, startS: number | null, endS: number | null, queuedS: number, cpuStarvedWaitS: number, dataWorkerS: number): JobRecord {
   return {
     phase,
-    spec: { submitS: 0 },
+    spec: { submitS: 0, user: '' },
     priorityClass: 'high',
     firstStartS: startS,
     endS,
@@ -89,6 +91,7 @@ function record(phase: string, startS: number | null, endS: number | null, queue
     queueS: (nowS) => (startS ?? endS ?? nowS),
     wallSinceStartS: (nowS) => (startS === null ? 0 : (endS ?? nowS) - startS),
     effectiveS: () => 0,
+    runAloneS: () => 0,
     processRuntimeS: () => 0,
     daysOfLife: () => ({ days: 0, withFault: 0 }),
   };
