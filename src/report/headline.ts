@@ -3,4 +3,4 @@
  * The printed table shows their paired differences by default, and `compare --seeds auto` adds
  * seeds until each one's 95% interval is narrow enough for every policy.
  */
-export const HEADLINE_METRICS: readonly string[] = ['jctS.mean', 'queueDelayS.mean', 'makespanS', 'gpuAllocationRate'];
+export const HEADLINE_METRICS: readonly string[] = ['jctS.mean', 'makespanS', 'gpuAllocationRate'];

@@ -125,7 +125,7 @@ export function parseMetricsOption(value: string, known: readonly string[], open
   return rows;
 }
 
-/** Up to five names close to `wanted`: containing it (or it them), or within a small edit distance, closest first. */
+/** Up to five names close to `wanted`: containing it (or it them), or within a small edit distance, closest first (by edit distance). */
 export function closeMatches(wanted: string, names: readonly string[]): string[] {
   const w = wanted.toLowerCase();
   const scored: [number, string][] = [];
@@ -133,7 +133,7 @@ export function closeMatches(wanted: string, names: readonly string[]): string[]
     const n = name.toLowerCase();
     const distance = editDistance(w, n);
     const contains = n.includes(w) || w.includes(n);
-    if (contains || distance <= Math.max(2, Math.floor(w.length / 3))) scored.push([contains ? Math.min(distance, 1) : distance, name]);
+    if (contains || distance <= Math.max(2, Math.floor(w.length / 3))) scored.push([distance, name]);
   }
   scored.sort(([a, x], [b, y]) => a - b || x.length - y.length || (x < y ? -1 : x > y ? 1 : 0));
   return scored.slice(0, 5).map(([, name]) => name);
