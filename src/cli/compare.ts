@@ -4,10 +4,10 @@ import { ConfigError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
 import { checkOutDir } from '../io/destination.js';
 import { writeFilesAtomic } from '../io/atomic-write.js';
-import { FIRST_BATCH_SEEDS, headlineWidths, meetsTarget, seedsToAdd, type IntervalWidth } from '../report/adaptive-seeds.js';
+import { adaptiveSeedsFooter, addSeedsUntilNarrow } from '../report/adaptive-seeds.js';
 import { buildComparison, comparisonCsv, comparisonTable, knownMetricNames, OPEN_METRIC_PREFIXES, type AdaptiveSeedsOutcome, type Comparison, type ComparisonRun } from '../report/compare.js';
 import { comparisonProvenance } from '../report/provenance.js';
-import { parseMetricsOption, rowOf } from '../report/table-rows.js';
+import { parseMetricsOption } from '../report/table-rows.js';
 import { loadScenario } from '../scenario/load.js';
 import type { HistorySetting } from '../scenario/scenario.js';
 import { RunHistory } from '../sim/history.js';
@@ -90,7 +90,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     if (scenario.fill !== undefined && rows !== undefined) throw new ConfigError('--metrics', 'does not apply to a fill scenario (its table has its own rows)');
     const seeds = Array.from({ length: auto ? 0 : (args.seeds as number) }, (_, i) => scenario.seed + i);
     if (scenario.fill !== undefined) {
-      return compareFill(scenario, { file: args.scenario, policies, seeds, sets, knownPolicies: known, out: args.out, json: args.json, checkInvariants: args.checkInvariants });
+      const provenance = comparisonProvenance(args.scenario, scenario, policies, sets, seeds);
+      return compareFill(scenario, { file: args.scenario, policies, seeds, sets, knownPolicies: known, out: args.out, json: args.json, checkInvariants: args.checkInvariants, provenance });
     }
     const historySnapshot = scenario.history === undefined ? undefined : await readHistorySnapshot(scenario.history);
     const requestsOf = (batch: readonly number[]): RunRequest[] =>
@@ -105,38 +106,24 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
         })),
       );
     const runs: ComparisonRun[] = [];
-    const runSeeds = async (batch: readonly number[]): Promise<void> => {
+    const startedMs = performance.now();
+    const runSeeds = async (batch: readonly number[]): Promise<Comparison> => {
       const requests = requestsOf(batch);
       const summaries = await runMany(requests, args.workers ?? defaultWorkers(requests.length));
       requests.forEach((r, i) => runs.push({ policy: r.policy, seed: r.seed, summary: summaries[i]! }));
       // Preset order, then seed order, whatever the batches: the same comparison as a fixed count.
       runs.sort((a, b) => policies.indexOf(a.policy) - policies.indexOf(b.policy) || a.seed - b.seed);
+      return buildComparison(scenario.name, policies, runs);
     };
-    const startedMs = performance.now();
     let comparison: Comparison;
     let adaptive: AdaptiveSeedsOutcome | undefined;
     if (auto) {
-      const target = args.ci ?? DEFAULT_CI_SHARE;
-      const maxSeeds = args.maxSeeds ?? DEFAULT_MAX_SEEDS;
-      let batch = Math.min(FIRST_BATCH_SEEDS, maxSeeds);
-      for (;;) {
-        const next = Array.from({ length: batch }, (_, i) => scenario.seed + seeds.length + i);
-        await runSeeds(next);
-        seeds.push(...next);
-        comparison = buildComparison(scenario.name, policies, runs);
-        const widths = headlineWidths(comparison);
-        batch = seedsToAdd(widths, seeds.length, target, maxSeeds);
-        process.stderr.write(`dlsim: seeds auto: ${seeds.length} seeds, widest 95% CI ${describeWidth(widths[0])}${batch > 0 ? `; adding ${batch}` : ''}\n`);
-        if (batch === 0) {
-          const brief = (w: IntervalWidth) => ({ policy: w.policy, metric: w.metric, relativeHalfWidth: w.relativeHalfWidth === null ? null : Math.round(w.relativeHalfWidth * 1e6) / 1e6 });
-          const missed = widths.filter((w) => !meetsTarget(w, target)).map(brief);
-          adaptive = { target, maxSeeds, seeds: seeds.length, stoppedBy: missed.length === 0 ? 'target' : 'cap', widest: widths[0] === undefined ? null : brief(widths[0]), missed };
-          break;
-        }
-      }
+      const onBatch = (line: string): void => void process.stderr.write(`dlsim: ${line}\n`);
+      const result = await addSeedsUntilNarrow({ firstSeed: scenario.seed, target: args.ci ?? DEFAULT_CI_SHARE, maxSeeds: args.maxSeeds ?? DEFAULT_MAX_SEEDS, runSeeds, onBatch });
+      ({ comparison, outcome: adaptive } = result);
+      seeds.push(...result.seeds);
     } else {
-      await runSeeds(seeds);
-      comparison = buildComparison(scenario.name, policies, runs);
+      comparison = await runSeeds(seeds);
     }
     const wallS = (performance.now() - startedMs) / 1000;
     comparison = { ...comparison, provenance: comparisonProvenance(args.scenario, scenario, policies, sets, seeds), ...(adaptive === undefined ? {} : { adaptiveSeeds: adaptive }) };
@@ -148,7 +135,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       ]);
     }
     if (args.json) return printJson(comparison);
-    const footer = adaptive === undefined ? '' : `\n${adaptiveFooter(adaptive)}`;
+    const footer = adaptive === undefined ? '' : `\n${adaptiveSeedsFooter(adaptive)}`;
     process.stdout.write(`${comparisonTable(comparison, rows === undefined ? {} : { rows })}\n\n${runs.length} runs in ${wallS.toFixed(1)}s${footer}\n`);
   },
 };
@@ -157,20 +144,3 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
 const DEFAULT_CI_SHARE = 0.05;
 /** `--max-seeds` when --seeds auto is given without it. */
 const DEFAULT_MAX_SEEDS = 200;
-
-/** "±3.2% of the mean (fifo JCT mean)". */
-function describeWidth(width: IntervalWidth | undefined): string {
-  if (width === undefined) return 'none';
-  const share = width.relativeHalfWidth === null ? 'wider than a mean of 0' : width.relativeHalfWidth === Infinity ? 'not known yet' : `±${(width.relativeHalfWidth * 100).toFixed(2)}% of the mean`;
-  return `${share} (${width.policy} ${rowOf(width.metric).label})`;
-}
-
-/** The table's last line with --seeds auto: how many seeds it took and why it stopped (at the cap: each metric that missed). */
-function adaptiveFooter(outcome: AdaptiveSeedsOutcome): string {
-  const target = `${Number((outcome.target * 100).toPrecision(6))}%`;
-  if (outcome.stoppedBy === 'target') return `seeds auto: ${outcome.seeds} seeds: every headline metric's 95% CI is within ${target} of its mean for every policy`;
-  const missed = outcome.missed
-    .map((w) => `${w.policy} ${rowOf(w.metric).label} (${w.relativeHalfWidth === null ? 'mean 0' : `±${(w.relativeHalfWidth * 100).toFixed(2)}%`})`)
-    .join(', ');
-  return `seeds auto: stopped at the cap of ${outcome.maxSeeds} seeds; 95% CI not yet within ${target} of the mean: ${missed}`;
-}

@@ -49,7 +49,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       knownPolicies: presetNames(),
     });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
-    if (scenario.fill !== undefined) return runFill(scenario, args);
+    if (scenario.fill !== undefined) return runFill(scenario, { ...args, provenance: runProvenance(args.scenario, scenario, sets) });
     // The history as it is now: the run's policies read it; its finished PS jobs are added after.
     const history = scenario.history === undefined ? null : await RunHistory.open(scenario.history);
     const startedMs = performance.now();
