@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { writeFilesAtomic } from '../io/atomic-write.js';
 import { buildFillComparison, fillComparisonCsv, fillComparisonTable, type FillComparisonRun } from '../report/fill-compare.js';
+import type { ComparisonProvenance } from '../report/provenance.js';
 import { loadScenario } from '../scenario/load.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { fill } from '../sim/fill.js';
@@ -16,6 +17,8 @@ export interface FillCompareRequest {
   readonly out?: string | undefined;
   readonly json?: boolean | undefined;
   readonly checkInvariants?: boolean | undefined;
+  /** How the comparison is made, for comparison.json and the JSON (absent: left out). */
+  readonly provenance?: ComparisonProvenance;
 }
 
 /**
@@ -36,7 +39,7 @@ export async function compareFill(first: Scenario, request: FillCompareRequest):
   const wallS = (performance.now() - startedMs) / 1000;
   // Report in preset order, then seed order, as a timed comparison does.
   runs.sort((a, b) => request.policies.indexOf(a.policy) - request.policies.indexOf(b.policy) || a.seed - b.seed);
-  const comparison = buildFillComparison(first.name, request.policies, runs);
+  const comparison = { ...buildFillComparison(first.name, request.policies, runs), ...(request.provenance === undefined ? {} : { provenance: request.provenance }) };
   if (request.out !== undefined) {
     writeFilesAtomic(request.out, [
       ['comparison.csv', fillComparisonCsv(runs)],

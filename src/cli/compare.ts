@@ -4,13 +4,16 @@ import { ConfigError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
 import { checkOutDir } from '../io/destination.js';
 import { writeFilesAtomic } from '../io/atomic-write.js';
-import { buildComparison, comparisonCsv, comparisonTable, type ComparisonRun } from '../report/compare.js';
+import { adaptiveSeedsFooter, addSeedsUntilNarrow } from '../report/adaptive-seeds.js';
+import { buildComparison, comparisonCsv, comparisonTable, knownMetricNames, OPEN_METRIC_PREFIXES, type AdaptiveSeedsOutcome, type Comparison, type ComparisonRun } from '../report/compare.js';
+import { comparisonProvenance } from '../report/provenance.js';
+import { parseMetricsOption } from '../report/table-rows.js';
 import { loadScenario } from '../scenario/load.js';
 import type { HistorySetting } from '../scenario/scenario.js';
 import { RunHistory } from '../sim/history.js';
 import type { RunRequest } from '../sim/run-scenario.js';
 import { compareFill } from './compare-fill.js';
-import { listOption, oneValueOption, wholeNumberOption } from './options.js';
+import { listOption, oneValueOption, seedsOption, shareOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 import { withProgress } from './progress.js';
 import { defaultWorkers, runMany } from './run-many.js';
@@ -18,7 +21,10 @@ import { defaultWorkers, runMany } from './run-many.js';
 interface CompareArgs {
   scenario: string;
   policies: string | string[];
-  seeds: number;
+  seeds: number | 'auto';
+  ci?: number;
+  maxSeeds?: number;
+  metrics?: string;
   seed?: number;
   set?: string | string[];
   out?: string;
@@ -50,7 +56,10 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     yargs
       .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario YAML file' })
       .option('policies', { type: 'string', demandOption: true, describe: 'comma-separated presets; the first is the baseline' })
-      .option('seeds', { type: 'string', default: '3', coerce: wholeNumberOption('--seeds', 1), describe: 'number of seeds: the scenario seed and the ones after it' })
+      .option('seeds', { type: 'string', default: '3', coerce: seedsOption('--seeds'), describe: 'number of seeds: the scenario seed and the ones after it; auto: add seeds until every headline metric\'s 95% CI is within --ci of its mean' })
+      .option('ci', { type: 'string', coerce: shareOption('--ci'), describe: 'with --seeds auto: widest 95% CI half-width allowed, as a share of the mean (default 5%)' })
+      .option('max-seeds', { type: 'string', coerce: wholeNumberOption('--max-seeds', 2), describe: 'with --seeds auto: most seeds to run (default 200)' })
+      .option('metrics', { type: 'string', coerce: oneValueOption('--metrics'), describe: 'comma-separated table rows: dotted metric names, groups (jctS) or aliases (failed, faults, lostGpuHours, downtimeGpuHours, waiting, …)' })
       .option('seed', { type: 'string', coerce: wholeNumberOption('--seed', 0), describe: 'first seed (default: the scenario seed)' })
       .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
       .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write comparison.csv and comparison.json to' })
@@ -67,7 +76,11 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       if (!known.includes(policy)) throw new ConfigError('--policies', `unknown policy "${policy}"; known policies: ${known.join(', ')}`);
     }
     if (new Set(policies).size !== policies.length) throw new ConfigError('--policies', 'a policy is named twice');
-    if (!(Number.isInteger(args.seeds) && args.seeds >= 1)) throw new ConfigError('--seeds', `expected a positive integer, got ${args.seeds}`);
+    const auto = args.seeds === 'auto';
+    if (!auto && !(Number.isInteger(args.seeds) && (args.seeds as number) >= 1)) throw new ConfigError('--seeds', `expected a positive integer or auto, got ${args.seeds}`);
+    if (!auto && args.ci !== undefined) throw new ConfigError('--ci', 'applies only with --seeds auto');
+    if (!auto && args.maxSeeds !== undefined) throw new ConfigError('--max-seeds', 'applies only with --seeds auto');
+    const rows = args.metrics === undefined ? undefined : parseMetricsOption(args.metrics, knownMetricNames(), OPEN_METRIC_PREFIXES);
     if (args.workers !== undefined && !(Number.isInteger(args.workers) && args.workers >= 1)) {
       throw new ConfigError('--workers', `expected a positive integer, got ${args.workers}`);
     }
@@ -76,27 +89,48 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     // Load once here so that scenario errors are reported as such, before any run starts.
     const scenario = await loadScenario(args.scenario, { policy: policies[0], seed: args.seed, sets, knownPolicies: known });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
-    const seeds = Array.from({ length: args.seeds }, (_, i) => scenario.seed + i);
+    if (scenario.fill !== undefined && auto) throw new ConfigError('--seeds', 'auto does not apply to a fill scenario (its figures are placements, not timed runs): give a number');
+    if (scenario.fill !== undefined && rows !== undefined) throw new ConfigError('--metrics', 'does not apply to a fill scenario (its table has its own rows)');
+    const seeds = Array.from({ length: auto ? 0 : (args.seeds as number) }, (_, i) => scenario.seed + i);
     if (scenario.fill !== undefined) {
-      return compareFill(scenario, { file: args.scenario, policies, seeds, sets, knownPolicies: known, out: args.out, json: args.json, checkInvariants: args.checkInvariants });
+      const provenance = comparisonProvenance(args.scenario, scenario, policies, sets, seeds);
+      return compareFill(scenario, { file: args.scenario, policies, seeds, sets, knownPolicies: known, out: args.out, json: args.json, checkInvariants: args.checkInvariants, provenance });
     }
     const historySnapshot = scenario.history === undefined ? undefined : await readHistorySnapshot(scenario.history);
-    const requests: RunRequest[] = policies.flatMap((policy) =>
-      seeds.map((seed) => ({
-        file: args.scenario,
-        policy,
-        seed,
-        sets,
-        ...(args.checkInvariants === undefined ? {} : { checkInvariants: args.checkInvariants }),
-        ...(historySnapshot === undefined ? {} : { historySnapshot }),
-      })),
-    );
+    const requestsOf = (batch: readonly number[]): RunRequest[] =>
+      policies.flatMap((policy) =>
+        batch.map((seed) => ({
+          file: args.scenario,
+          policy,
+          seed,
+          sets,
+          ...(args.checkInvariants === undefined ? {} : { checkInvariants: args.checkInvariants }),
+          ...(historySnapshot === undefined ? {} : { historySnapshot }),
+        })),
+      );
+    const runs: ComparisonRun[] = [];
     const startedMs = performance.now();
-    const workers = args.workers ?? defaultWorkers(requests.length);
-    const summaries = await withProgress({ runs: requests.length, lanes: workers, quiet: args.quiet }, (progress) => runMany(requests, workers, progress));
+    const runSeeds = async (batch: readonly number[]): Promise<Comparison> => {
+      const requests = requestsOf(batch);
+      const workers = args.workers ?? defaultWorkers(requests.length);
+      const summaries = await withProgress({ runs: requests.length, lanes: workers, quiet: args.quiet }, (progress) => runMany(requests, workers, progress));
+      requests.forEach((r, i) => runs.push({ policy: r.policy, seed: r.seed, summary: summaries[i]! }));
+      // Preset order, then seed order, whatever the batches: the same comparison as a fixed count.
+      runs.sort((a, b) => policies.indexOf(a.policy) - policies.indexOf(b.policy) || a.seed - b.seed);
+      return buildComparison(scenario.name, policies, runs);
+    };
+    let comparison: Comparison;
+    let adaptive: AdaptiveSeedsOutcome | undefined;
+    if (auto) {
+      const onBatch = (line: string): void => void process.stderr.write(`dlsim: ${line}\n`);
+      const result = await addSeedsUntilNarrow({ firstSeed: scenario.seed, target: args.ci ?? DEFAULT_CI_SHARE, maxSeeds: args.maxSeeds ?? DEFAULT_MAX_SEEDS, runSeeds, onBatch });
+      ({ comparison, outcome: adaptive } = result);
+      seeds.push(...result.seeds);
+    } else {
+      comparison = await runSeeds(seeds);
+    }
     const wallS = (performance.now() - startedMs) / 1000;
-    const runs: ComparisonRun[] = requests.map((r, i) => ({ policy: r.policy, seed: r.seed, summary: summaries[i]! }));
-    const comparison = buildComparison(scenario.name, policies, runs);
+    comparison = { ...comparison, provenance: comparisonProvenance(args.scenario, scenario, policies, sets, seeds), ...(adaptive === undefined ? {} : { adaptiveSeeds: adaptive }) };
     if (args.out !== undefined) {
       // comparison.json last: when it is there, comparison.csv is from the same comparison.
       writeFilesAtomic(args.out, [
@@ -105,6 +139,12 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       ]);
     }
     if (args.json) return printJson(comparison);
-    process.stdout.write(`${comparisonTable(comparison)}\n\n${requests.length} runs in ${wallS.toFixed(1)}s\n`);
+    const footer = adaptive === undefined ? '' : `\n${adaptiveSeedsFooter(adaptive)}`;
+    process.stdout.write(`${comparisonTable(comparison, rows === undefined ? {} : { rows })}\n\n${runs.length} runs in ${wallS.toFixed(1)}s${footer}\n`);
   },
 };
+
+/** `--ci` when --seeds auto is given without it: 5% of the mean. */
+const DEFAULT_CI_SHARE = 0.05;
+/** `--max-seeds` when --seeds auto is given without it. */
+const DEFAULT_MAX_SEEDS = 200;

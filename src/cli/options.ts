@@ -46,3 +46,34 @@ export function oneValueOption(option: string): (value: unknown) => string {
 export function listOption(value: string | readonly string[] | undefined): string[] {
   return value === undefined ? [] : typeof value === 'string' ? [value] : [...value];
 }
+
+/** A yargs `coerce` for `--seeds`: a positive integer, or `auto` (add seeds until the intervals are narrow enough). */
+export function seedsOption(option: string): (value: unknown) => number | 'auto' {
+  const whole = wholeNumberOption(option, 1);
+  return (value: unknown): number | 'auto' => {
+    if (typeof value === 'string' && value.trim() === 'auto') return 'auto';
+    try {
+      return whole(value);
+    } catch {
+      const shown = Array.isArray(value) ? `${value.length} values (give it once)` : JSON.stringify(value);
+      throw new ConfigError(option, `expected a positive integer or auto, got ${shown}`);
+    }
+  };
+}
+
+/**
+ * A yargs `coerce` for a share given as a percentage ("5%", "0.5%") or a fraction below 1 ("0.05"):
+ * the share as a fraction in (0, 1). Anything else is a ConfigError quoting what was given.
+ */
+export function shareOption(option: string): (value: unknown) => number {
+  return (value: unknown): number => {
+    const text = typeof value === 'number' ? String(value) : value;
+    const match = typeof text === 'string' ? /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)\s*$/.exec(text) : null;
+    const share = match ? Number(match[1]) / (match[2] === '%' ? 100 : 1) : Number.NaN;
+    if (!(share > 0 && share < 1)) {
+      const shown = Array.isArray(value) ? `${value.length} values (give it once)` : JSON.stringify(value);
+      throw new ConfigError(option, `expected a percentage such as 5% or a fraction below 1 such as 0.05, got ${shown}`);
+    }
+    return share;
+  };
+}

@@ -5,6 +5,7 @@ import { presetNames } from '../policies/presets.js';
 import { checkOutDir } from '../io/destination.js';
 import { writeFilesAtomic } from '../io/atomic-write.js';
 import { jobsCsv } from '../report/jobs-csv.js';
+import { runProvenance, type RunProvenance } from '../report/provenance.js';
 import { scalePlanFiles, staleScalePlanFiles } from '../report/scale-plans.js';
 import { summaryTable } from '../report/summary-table.js';
 import { timelineCsv } from '../report/timeline-csv.js';
@@ -43,14 +44,15 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('quiet', { type: 'boolean', describe: 'no progress bar on stderr (it is drawn only on a terminal)' }) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
     if (args.out !== undefined) checkOutDir(args.out, '--out');
+    const sets = listOption(args.set);
     const scenario = await loadScenario(args.scenario, {
       policy: args.policy,
       seed: args.seed,
-      sets: listOption(args.set),
+      sets,
       knownPolicies: presetNames(),
     });
     for (const warning of scenario.warnings) process.stderr.write(`dlsim: warning: ${warning}\n`);
-    if (scenario.fill !== undefined) return runFill(scenario, args);
+    if (scenario.fill !== undefined) return runFill(scenario, { ...args, provenance: runProvenance(args.scenario, scenario, sets) });
     // The history as it is now: the run's policies read it; its finished PS jobs are added after.
     const history = scenario.history === undefined ? null : await RunHistory.open(scenario.history);
     const progress = createProgress({ runs: 1, quiet: args.quiet });
@@ -63,9 +65,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
       progress.stop();
     }
     const wallS = (performance.now() - startedMs) / 1000;
-    const summary: RunSummary = {
+    // With how it was made; not a metric (comparisons and baselines leave `provenance` out).
+    const summary: RunSummary & { readonly provenance: RunProvenance } = {
       ...result.summary,
       perf: { wallS: Math.round(wallS * 1000) / 1000, eventsPerS: wallS > 0 ? Math.round(result.summary.events / wallS) : 0 },
+      provenance: runProvenance(args.scenario, scenario, sets),
     };
     if (args.out !== undefined) {
       const files = runOutputFiles(result, summary);

@@ -2,7 +2,7 @@
 export interface JobRecord {
   /** Where the job stands: `completed` and `failed` are final; anything else is unfinished. */
   readonly phase: string;
-  readonly spec: { readonly submitS: number };
+  readonly spec: { readonly submitS: number; readonly user: string };
   /** The job's priority class (its spec's, `high` by default). */
   readonly priorityClass: 'high' | 'spot';
   /** When the job first started, or null when it never did. */
@@ -36,6 +36,8 @@ export interface JobRecord {
   wallSinceStartS(nowS: number): number;
   /** Effective training seconds. */
   effectiveS(): number;
+  /** Seconds it would run alone: from its first start at its requested size, no faults, input keeping up (start-up plus its steps at the nominal step time). */
+  runAloneS(): number;
   /** Seconds the training processes ran. */
   processRuntimeS(): number;
   /** Whole days from the first start to the end (or `nowS`), and how many of them a fault hit. */

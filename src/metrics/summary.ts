@@ -1,5 +1,6 @@
 import { quantileSorted } from 'd3-array';
 import type { JobRecord } from './job-record.js';
+import { userFairness, type FairnessSummary, type PerUserSummary } from './user-fairness.js';
 
 /** Mean and tail quantiles of a set of durations, in seconds. */
 export interface Quantiles {
@@ -80,6 +81,10 @@ export interface RunSummary {
   readonly dataWorkers: DataWorkersSummary;
   /** Every job's queued time by the reason its scheduling policy gave (see WAIT_REASONS in policies/wait-reason.ts): seconds and share of all queued time. */
   readonly waitByReason: Readonly<Record<string, WaitReasonSummary>>;
+  /** Fairness between users: Jain's index over users' mean slowdowns (see user-fairness.ts). */
+  readonly fairness: FairnessSummary;
+  /** Per-user jobs and completed jobs' mean JCT and slowdown; not a metric (names differ between runs), so comparisons and baselines leave it out. */
+  readonly perUser: PerUserSummary;
   readonly events: number;
   readonly perf: { readonly wallS: number; readonly eventsPerS: number };
   /** Present only when the workload has spot jobs (so runs without them keep their summaries). */
@@ -174,6 +179,7 @@ export function buildSummary(input: SummaryInput): RunSummary {
     cpuStarvedWaitS: cpuStarvedOf(completed),
     dataWorkers: { meanPerJob: roundRatio(meanDataWorkers(completed, endS)) },
     waitByReason: waitByReasonOf(input.waitByReasonS ?? {}),
+    ...userFairness(jobs, roundS, roundRatio),
     events: input.events,
     perf: { wallS: 0, eventsPerS: 0 },
     ...priorityClassesOf(jobs),

@@ -1,8 +1,13 @@
 import { stringify } from 'csv-stringify/sync';
-import type { RunSummary } from '../metrics/summary.js';
+import type { JobRecord } from '../metrics/job-record.js';
+import { buildSummary, type RunSummary } from '../metrics/summary.js';
+import { HEADLINE_METRICS } from './headline.js';
 import { alignColumns, formatPercent, formatSeconds } from './summary-table.js';
 import { ciHalfWidth, meanOf, round6 } from './interval.js';
+import { excludesZero, pairedDifferences, type PairedDifference } from './paired-difference.js';
 import { pairedRatioLines, pairedRatios, type PairedRatio } from './paired-ratio.js';
+import type { ComparisonProvenance } from './provenance.js';
+import { defaultRows, rowOf, type MetricUnit, type TableRow } from './table-rows.js';
 
 /** One run of a comparison: a policy on a seed, and its summary. */
 export interface ComparisonRun {
@@ -42,7 +47,38 @@ export interface Comparison {
   readonly metrics: Readonly<Record<string, Readonly<Record<string, MetricStats>>>>;
   /** Per-seed ratios to the first policy, averaged (metric -> policy after the first -> ratio); see PAIRED_METRICS. */
   readonly pairedRatios: Readonly<Record<string, Readonly<Record<string, PairedRatio>>>>;
+  /** Per-seed differences to the first policy (policy − first), averaged, for every metric (metric -> policy after the first -> difference). */
+  readonly pairedDifferences: Readonly<Record<string, Readonly<Record<string, PairedDifference>>>>;
+  /** How the comparison was made (absent in comparisons built in code). */
+  readonly provenance?: ComparisonProvenance;
+  /** How `--seeds auto` chose the seed count (absent with a fixed count). */
+  readonly adaptiveSeeds?: AdaptiveSeedsOutcome;
 }
+
+/** What `compare --seeds auto` did: the target, the cap, and whether it met the target or stopped at the cap. */
+export interface AdaptiveSeedsOutcome {
+  /** Largest allowed 95% half-width as a share of the mean. */
+  readonly target: number;
+  readonly maxSeeds: number;
+  /** Seeds it ran. */
+  readonly seeds: number;
+  /** `target`: every headline metric met it for every policy; `cap`: maxSeeds ran first. */
+  readonly stoppedBy: 'target' | 'cap';
+  /** The widest headline interval at the end. */
+  readonly widest: HeadlineWidth | null;
+  /** The headline intervals still wider than the target at the cap (empty when it was met). */
+  readonly missed: readonly HeadlineWidth[];
+}
+
+/** A headline metric's interval width relative to its mean: half-width ÷ |mean| (null for a mean of 0 with a width). */
+export interface HeadlineWidth {
+  readonly policy: string;
+  readonly metric: string;
+  readonly relativeHalfWidth: number | null;
+}
+
+/** Top-level summary keys that are not metrics: per-user rows (names differ between runs) and how the run was made. */
+const NOT_METRICS = new Set(['perUser', 'provenance']);
 
 /** Metrics left out of comparisons: they describe the run, not the policy (or vary between identical runs). */
 const NOT_COMPARED = new Set(['seed', 'perf.wallS', 'perf.eventsPerS']);
@@ -54,7 +90,10 @@ export function flattenMetrics(summary: RunSummary): [string, number][] {
     if (typeof value === 'number') {
       if (!NOT_COMPARED.has(prefix)) out.push([prefix, value]);
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, child] of Object.entries(value)) walk(child, prefix === '' ? key : `${prefix}.${key}`);
+      for (const [key, child] of Object.entries(value)) {
+        if (prefix === '' && NOT_METRICS.has(key)) continue;
+        walk(child, prefix === '' ? key : `${prefix}.${key}`);
+      }
     }
   };
   walk(summary, '');
@@ -83,8 +122,58 @@ export function buildComparison(scenario: string, policies: readonly string[], a
       metrics[metric][policy] = metricStats(byPolicy.get(policy) ?? [0], baseline);
     }
   }
-  return { scenario, policies, seeds, metrics, pairedRatios: pairedRatios(policies, runs) };
+  const metricRuns = runs.map((run) => ({ policy: run.policy, seed: run.seed, metrics: new Map(flattenMetrics(run.summary)) }));
+  return { scenario, policies, seeds, metrics, pairedRatios: pairedRatios(policies, runs), pairedDifferences: pairedDifferences(policies, [...values.keys()], metricRuns) };
 }
+
+/**
+ * Every metric name a summary can have (as flattenMetrics names them), fault types aside: those of
+ * an empty run and of a run with spot jobs (priorityClasses); `faults.byType.<type>` is open.
+ */
+export function knownMetricNames(): string[] {
+  const spotJob: JobRecord = {
+    phase: 'failed',
+    spec: { submitS: 0, user: '' },
+    priorityClass: 'spot',
+    firstStartS: null,
+    endS: 0,
+    queuedS: 0,
+    cpuStarvedWaitS: 0,
+    dataWorkerS: 0,
+    restarts: 0,
+    oomKills: 0,
+    preemptions: 0,
+    reclaimLostGpuS: 0,
+    lostGpuS: 0,
+    downtimeGpuS: 0,
+    attainedGpuS: 0,
+    attainedCpuMilliS: 0,
+    queueS: () => 0,
+    wallSinceStartS: () => 0,
+    effectiveS: () => 0,
+    runAloneS: () => 0,
+    processRuntimeS: () => 0,
+    daysOfLife: () => ({ days: 0, withFault: 0 }),
+  };
+  const summary = buildSummary({
+    scenario: '',
+    policy: '',
+    seed: 0,
+    jobs: [spotJob],
+    endS: 0,
+    totalGpus: 0,
+    totalCpuMilli: 0,
+    allocatedGpuS: 0,
+    busyGpuS: 0,
+    allocatedCpuMilliS: 0,
+    faultsByType: {},
+    events: 0,
+  });
+  return flattenMetrics(summary).map(([name]) => name);
+}
+
+/** Prefixes under which `--metrics` takes any name (fault types depend on the catalog). */
+export const OPEN_METRIC_PREFIXES: readonly string[] = ['faults.byType'];
 
 /**
  * The runs with every fault type any run met in each summary's `faults.byType` (zero where a run
@@ -106,49 +195,65 @@ export function comparisonCsv(allRuns: readonly ComparisonRun[]): string {
   return stringify(rows);
 }
 
-/** Metrics the comparison table shows, with how to print them. */
-/** Table rows: metric, label, unit, and whether it covers completed jobs only (shown as "–" when no seed completed one). */
-const TABLE_METRICS: readonly (readonly [string, string, 'seconds' | 'ratio' | 'count', boolean])[] = [
-  ['jobs.completed', 'jobs completed', 'count', false],
-  ['jctS.mean', 'JCT mean', 'seconds', true],
-  ['jctS.p90', 'JCT p90', 'seconds', true],
-  ['queueDelayS.mean', 'queueing mean', 'seconds', true],
-  ['queueDelayS.p90', 'queueing p90', 'seconds', true],
-  ['waitS.mean', 'queued mean (all waits)', 'seconds', true],
-  ['waitS.p90', 'queued p90 (all waits)', 'seconds', true],
-  ['cpuStarvedWaitS.mean', 'CPU-starved wait mean', 'seconds', true],
-  ['cpuStarvedWaitS.share', 'CPU-starved share of waiting', 'ratio', true],
-  ['dataWorkers.meanPerJob', 'data workers per job', 'count', true],
-  ['makespanS', 'makespan', 'seconds', false],
-  ['gpuAllocationRate', 'GPU allocation', 'ratio', false],
-  ['gpuUtilization', 'GPU utilization', 'ratio', false],
-  ['cpuAllocationRate', 'CPU allocation', 'ratio', false],
-  ['ettr', 'ETTR', 'ratio', false],
-  ['runtimeRatio', 'runtime ratio', 'ratio', false],
-  ['restarts', 'restarts', 'count', false],
-  ['oomKills', 'OOM kills', 'count', false],
-  ['lostGpuHours', 'lost GPU hours', 'count', false],
-  ['downtimeGpuHours', 'downtime GPU hours', 'count', false],
-];
+/** How comparisonTable prints: the rows (default: the usual ones) and the paired-difference rows (default: the headline metrics). */
+export interface TableOptions {
+  readonly rows?: readonly TableRow[];
+}
 
-/** The readable comparison table: mean ± 95% CI per metric and policy, and the ratio to the first policy. */
-export function comparisonTable(comparison: Comparison): string {
+/** A value in its unit: "2.58h", "75.6%", "12.5", "0.873". */
+function formatValue(unit: MetricUnit, value: number): string {
+  return unit === 'seconds' ? formatSeconds(value) : unit === 'ratio' ? formatPercent(value) : unit === 'number' ? value.toFixed(3) : String(Math.round(value * 10) / 10);
+}
+
+/** A difference in its unit, signed; shares in percentage points: "+1.20h", "-3.4pp", "+2". */
+function formatDifference(unit: MetricUnit, value: number): string {
+  const sign = value > 0 ? '+' : value < 0 ? '-' : '';
+  const abs = Math.abs(value);
+  return `${sign}${unit === 'ratio' ? `${(abs * 100).toFixed(1)}pp` : formatValue(unit, abs)}`;
+}
+
+/** A width in its unit, unsigned; shares in percentage points. */
+function formatWidth(unit: MetricUnit, value: number): string {
+  return unit === 'ratio' ? `${(value * 100).toFixed(1)}pp` : formatValue(unit, value);
+}
+
+/**
+ * The readable comparison table: mean ± 95% CI per metric and policy, and the ratio to the first
+ * policy; under it the paired differences to the first policy (of the chosen rows with `rows`, else
+ * of the headline metrics), marked "*" where the interval leaves out 0, and the paired ratios.
+ */
+export function comparisonTable(comparison: Comparison, options: TableOptions = {}): string {
   const { policies, seeds } = comparison;
-  const seedText = seeds.length === 1 ? `seed ${seeds[0]}` : `seeds ${seeds.join(', ')}`;
+  const seedText = seeds.length === 1 ? `seed ${seeds[0]}` : seeds.length > 20 ? `${seeds.length} seeds ${seeds[0]}-${seeds[seeds.length - 1]}` : `seeds ${seeds.join(', ')}`;
+  const chosen = options.rows ?? defaultRows();
+  const noneCompleted = (row: TableRow, policy: string): boolean => row.completedOnly && comparison.metrics['jobs.completed']?.[policy]?.mean === 0;
   const rows: string[][] = [['metric', ...policies]];
-  for (const [metric, label, unit, completedOnly] of TABLE_METRICS) {
-    const byPolicy = comparison.metrics[metric];
-    if (!byPolicy) continue;
+  for (const row of chosen) {
+    const byPolicy = comparison.metrics[row.metric];
+    if (!byPolicy) {
+      if (options.rows) rows.push([row.label, ...policies.map(() => '–')]);
+      continue;
+    }
     rows.push([
-      label,
+      row.label,
       ...policies.map((policy, i) => {
-        if (completedOnly && comparison.metrics['jobs.completed']?.[policy]?.mean === 0) return '–';
+        if (noneCompleted(row, policy)) return '–';
         const stats = byPolicy[policy]!;
-        const format = (v: number): string =>
-          unit === 'seconds' ? formatSeconds(v) : unit === 'ratio' ? formatPercent(v) : String(Math.round(v * 10) / 10);
-        const ci = stats.ci95 === null ? '' : ` ± ${format(stats.ci95)}`;
+        const ci = stats.ci95 === null ? '' : ` ± ${formatValue(row.unit, stats.ci95)}`;
         const ratio = i > 0 && stats.ratioToFirst !== null ? ` (${stats.ratioToFirst.toFixed(2)}x)` : '';
-        return `${format(stats.mean)}${ci}${ratio}`;
+        return `${formatValue(row.unit, stats.mean)}${ci}${ratio}`;
+      }),
+    ]);
+  }
+  const differenceRows: string[][] = [['metric', ...policies.slice(1)]];
+  for (const row of options.rows ?? HEADLINE_METRICS.map(rowOf)) {
+    const byPolicy = comparison.pairedDifferences[row.metric] ?? {};
+    differenceRows.push([
+      row.label,
+      ...policies.slice(1).map((policy) => {
+        const d = byPolicy[policy];
+        if (d === undefined || noneCompleted(row, policy) || noneCompleted(row, policies[0]!)) return '–';
+        return `${formatDifference(row.unit, d.mean)}${d.ci95 === null ? '' : ` ± ${formatWidth(row.unit, d.ci95)}`}${excludesZero(d) ? ' *' : '  '}`;
       }),
     ]);
   }
@@ -157,7 +262,16 @@ export function comparisonTable(comparison: Comparison): string {
     '',
     alignColumns(rows),
     ...(policies.length > 1
-      ? ['', `paired ratio to ${policies[0]} (per seed, then mean ± 95% CI)`, '', alignColumns([['metric', ...policies.slice(1)], ...pairedRatioLines(policies, comparison.pairedRatios)])]
+      ? [
+          '',
+          `paired difference to ${policies[0]} (per seed, policy − ${policies[0]}; mean ± 95% CI over seeds; * = the interval leaves out 0; pp = percentage points)`,
+          '',
+          alignColumns(differenceRows),
+          '',
+          `paired ratio to ${policies[0]} (per seed, then mean ± 95% CI)`,
+          '',
+          alignColumns([['metric', ...policies.slice(1)], ...pairedRatioLines(policies, comparison.pairedRatios)]),
+        ]
       : []),
   ].join('\n');
 }

@@ -1,10 +1,18 @@
-import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import cephes from 'cephes';
+
+// cephes is WebAssembly; its ES module compiles it asynchronously (in Node.js too): wait once, here.
+await cephes.compiled;
 
 /** Arithmetic mean of a non-empty list. */
 export function meanOf(values: readonly number[]): number {
   let sum = 0;
   for (const v of values) sum += v;
   return sum / values.length;
+}
+
+/** The Student t quantile: the value t with P(T ≤ t) = `probability` for `degreesOfFreedom` (a positive integer). */
+export function tQuantile(probability: number, degreesOfFreedom: number): number {
+  return cephes.stdtri(degreesOfFreedom, probability);
 }
 
 /** Half-width of the 95% confidence interval of the mean (at least two values): t(0.975, n-1) x sd / sqrt(n). */

@@ -981,6 +981,11 @@ export class JobRuntime implements OracleJobView, JobRecord {
     return Math.min(this.stepsAtUpdate / this.nominalRateStepsPerS, this.runningS);
   }
 
+  /** Seconds it would run alone: from its first start at its requested size, no faults, input keeping up (start-up plus its steps at the nominal step time). */
+  runAloneS(): number {
+    return (this.spec.startupS ?? 0) + this.spec.totalSteps / this.nominalRateStepsPerS;
+  }
+
   /** Seconds the training processes ran: training and checkpoint saves. */
   processRuntimeS(): number {
     return this.runningS + this.checkpointingS;

@@ -29,6 +29,8 @@ function summary(ettr: number, jctMeanS = 100): RunSummary {
     cpuStarvedWaitS: { mean: 0, total: 0, share: 0 },
     dataWorkers: { meanPerJob: 0 },
     waitByReason: {},
+    fairness: { users: 1, jainSlowdown: 1, slowdownMean: 1 },
+    perUser: { top: [], other: null },
     events: 0,
     perf: { wallS: 0, eventsPerS: 0 },
   };

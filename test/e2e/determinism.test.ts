@@ -19,12 +19,12 @@ function withoutPerf(summaryJson: string): string {
   return stripped;
 }
 
-/** A summary's numbers as dotted metric names (as comparison.csv names them), perf left out. */
+/** A summary's numbers as dotted metric names (as comparison.csv names them), perf, perUser and provenance left out. */
 function metricsOf(value: unknown, prefix = ''): Map<string, string> {
   const metrics = new Map<string, string>();
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
     const name = `${prefix}${key}`;
-    if (name === 'perf') continue;
+    if (name === 'perf' || name === 'perUser' || name === 'provenance') continue;
     if (typeof inner === 'number') metrics.set(name, String(inner));
     else if (inner !== null && typeof inner === 'object') for (const [k, v] of metricsOf(inner, `${name}.`)) metrics.set(k, v);
   }

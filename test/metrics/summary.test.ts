@@ -28,6 +28,8 @@ const CONTRACT_KEYS = [
   'cpuStarvedWaitS',
   'dataWorkers',
   'waitByReason',
+  'fairness',
+  'perUser',
   'events',
   'perf',
 ];
@@ -72,7 +74,7 @@ describe('run summary', () => {
 function record(phase: string, startS: number | null, endS: number | null, queuedS: number, cpuStarvedWaitS: number, dataWorkerS: number): JobRecord {
   return {
     phase,
-    spec: { submitS: 0 },
+    spec: { submitS: 0, user: '' },
     priorityClass: 'high',
     firstStartS: startS,
     endS,
@@ -90,6 +92,7 @@ function record(phase: string, startS: number | null, endS: number | null, queue
     queueS: (nowS) => (startS ?? endS ?? nowS),
     wallSinceStartS: (nowS) => (startS === null ? 0 : (endS ?? nowS) - startS),
     effectiveS: () => 0,
+    runAloneS: () => 0,
     processRuntimeS: () => 0,
     daysOfLife: () => ({ days: 0, withFault: 0 }),
   };

@@ -41,6 +41,9 @@ function summaryOf(makespanS: number): CellSummary {
     downtimeGpuHours: 1,
     cpuStarvedWaitS: { mean: 1, total: 1, share: 1 },
     dataWorkers: { meanPerJob: 1 },
+    waitByReason: {},
+    fairness: { users: 1, jainSlowdown: 1, slowdownMean: 1 },
+    perUser: { top: [], other: null },
     events: 1,
   };
 }
