@@ -5,6 +5,7 @@ import { presetNames } from '../policies/presets.js';
 import { checkOutDir } from '../io/destination.js';
 import { writeFilesAtomic } from '../io/atomic-write.js';
 import { buildComparison, comparisonCsv, comparisonTable, type ComparisonRun } from '../report/compare.js';
+import { runFolderOf, writeCompareReport } from '../report/run-files.js';
 import { loadScenario } from '../scenario/load.js';
 import type { HistorySetting } from '../scenario/scenario.js';
 import { RunHistory } from '../sim/history.js';
@@ -51,7 +52,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .option('seeds', { type: 'string', default: '3', coerce: wholeNumberOption('--seeds', 1), describe: 'number of seeds: the scenario seed and the ones after it' })
       .option('seed', { type: 'string', coerce: wholeNumberOption('--seed', 0), describe: 'first seed (default: the scenario seed)' })
       .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
-      .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write comparison.csv and comparison.json to' })
+      .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write comparison.csv, comparison.json, runs/<policy>/ (the first seed\'s run files) and report.html to' })
       .option('json', { type: 'boolean', describe: 'print the comparison as one JSON object' })
       .option('workers', { type: 'string', coerce: wholeNumberOption('--workers', 1), describe: 'worker threads (default: one per core); results do not depend on it' })
       .option('check-invariants', { type: 'boolean', describe: 'check every run after every instant and at its end (stops at the first breach, exit 2)' }) as Argv<CompareArgs>,
@@ -86,6 +87,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
         sets,
         ...(args.checkInvariants === undefined ? {} : { checkInvariants: args.checkInvariants }),
         ...(historySnapshot === undefined ? {} : { historySnapshot }),
+        ...(args.out !== undefined && seed === seeds[0] ? { outDir: runFolderOf(args.out, policy) } : {}),
       })),
     );
     const startedMs = performance.now();
@@ -99,6 +101,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
         ['comparison.csv', comparisonCsv(runs)],
         ['comparison.json', `${JSON.stringify(comparison, null, 2)}\n`],
       ]);
+      writeCompareReport(args.out);
     }
     if (args.json) return printJson(comparison);
     process.stdout.write(`${comparisonTable(comparison)}\n\n${requests.length} runs in ${wallS.toFixed(1)}s\n`);

@@ -10,6 +10,7 @@ import { listCommand } from './list.js';
 import { removeTemporariesOnSignal } from '../io/temporaries.js';
 import { checkBooleanFlags } from './options.js';
 import { reportError } from './output.js';
+import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { traceCommand } from './trace.js';
 
@@ -26,7 +27,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       .command(listCommand)
       .command(benchCommand)
       .command(traceCommand)
-      .demandCommand(1, 'name a command: run, compare, list, trace, bench')
+      .command(reportCommand)
+      .demandCommand(1, 'name a command: run, compare, list, trace, bench, report')
       .strict()
       .fail((message, error) => {
         // yargs reports its own parse failures as a message, and wraps an option's coerce error

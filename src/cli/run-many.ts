@@ -3,7 +3,8 @@ import { Piscina } from 'piscina';
 import { SimError } from '../errors.js';
 import type { RunSummary } from '../metrics/summary.js';
 import { invariantChecksByDefault } from '../sim/invariants.js';
-import { runScenario, type RunRequest } from '../sim/run-scenario.js';
+import { runAndWrite } from '../report/run-files.js';
+import type { RunRequest } from '../sim/run-scenario.js';
 import type { WorkerResult } from './run-worker.js';
 
 /** Worker threads to use for `runs` runs when the user gave none: one per core, at most one per run. */
@@ -19,7 +20,7 @@ export function defaultWorkers(runs: number): number {
 export async function runMany(requests: readonly RunRequest[], workers: number): Promise<RunSummary[]> {
   if (workers <= 1) {
     const summaries: RunSummary[] = [];
-    for (const request of requests) summaries.push(await runScenario(request));
+    for (const request of requests) summaries.push(await runAndWrite(request));
     return summaries;
   }
   const pool = new Piscina<RunRequest, WorkerResult>({

@@ -3,14 +3,11 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import type { RunSummary } from '../metrics/summary.js';
 import { presetNames } from '../policies/presets.js';
 import { checkOutDir } from '../io/destination.js';
-import { writeFilesAtomic } from '../io/atomic-write.js';
-import { jobsCsv } from '../report/jobs-csv.js';
-import { scalePlanFiles, staleScalePlanFiles } from '../report/scale-plans.js';
+import { runOutputFiles, writeRunFiles } from '../report/run-files.js';
 import { summaryTable } from '../report/summary-table.js';
-import { timelineCsv } from '../report/timeline-csv.js';
 import { RunHistory, runLabelOf } from '../sim/history.js';
 import { loadScenario } from '../scenario/load.js';
-import { simulate, type SimResult } from '../sim/simulation.js';
+import { simulate } from '../sim/simulation.js';
 import { listOption, oneValueOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
 import { runFill } from './run-fill.js';
@@ -35,7 +32,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('policy', { type: 'string', describe: 'policy preset (see dlsim list); overrides the scenario' })
       .option('seed', { type: 'string', coerce: wholeNumberOption('--seed', 0), describe: 'random seed; overrides the scenario' })
       .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
-      .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write summary.json, jobs.csv, timeline.csv and scaleplans/ to' })
+      .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write summary.json, jobs.csv, timeline.csv, usage.csv, gantt.csv, autoscale.csv, scaleplans/ and report.html to' })
       .option('json', { type: 'boolean', describe: 'print the summary as one JSON object' })
       .option('check-invariants', { type: 'boolean', describe: 'check the run after every instant and at its end (stops at the first breach, exit 2)' }) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
@@ -51,16 +48,15 @@ export const runCommand: CommandModule<object, RunArgs> = {
     // The history as it is now: the run's policies read it; its finished PS jobs are added after.
     const history = scenario.history === undefined ? null : await RunHistory.open(scenario.history);
     const startedMs = performance.now();
-    const result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false, ...(history === null ? {} : { history: history.view }) });
+    const result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false, ...(history === null ? {} : { history: history.view }), record: args.out !== undefined });
     const wallS = (performance.now() - startedMs) / 1000;
     const summary: RunSummary = {
       ...result.summary,
       perf: { wallS: Math.round(wallS * 1000) / 1000, eventsPerS: wallS > 0 ? Math.round(result.summary.events / wallS) : 0 },
     };
     if (args.out !== undefined) {
-      const files = runOutputFiles(result, summary);
       // An earlier run's plans that this run does not rewrite go with its summary.
-      writeFilesAtomic(args.out, files, staleScalePlanFiles(args.out, files.map(([name]) => name)));
+      writeRunFiles(args.out, runOutputFiles(result, summary, { folder: args.out }));
     }
     if (history !== null) {
       history.record(result, runLabelOf(scenario));
@@ -72,16 +68,5 @@ export const runCommand: CommandModule<object, RunArgs> = {
   },
 };
 
-/**
- * The files `dlsim run --out` writes, [path relative to the folder, contents]: jobs.csv,
- * timeline.csv, one scaleplans/<job>-scaleplan-<seq>.yaml per ScalePlan (when the run made any),
- * then summary.json last: when it is there, the other files are from the same run.
- */
-export function runOutputFiles(result: Pick<SimResult, 'jobs' | 'endS' | 'timeline' | 'scalePlans'>, summary: RunSummary): [string, string][] {
-  return [
-    ['jobs.csv', jobsCsv(result.jobs, result.endS)],
-    ['timeline.csv', timelineCsv(result.timeline)],
-    ...scalePlanFiles(result.scalePlans),
-    ['summary.json', `${JSON.stringify(summary, null, 2)}\n`],
-  ];
-}
+/** The files `dlsim run --out` writes (moved to report/run-files.ts; re-exported for callers of this module). */
+export { runOutputFiles } from '../report/run-files.js';

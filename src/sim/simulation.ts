@@ -23,6 +23,7 @@ import { describePlan, ScalePlanLog } from './scale-plan-log.js';
 import { PolicyHost } from './policy-host.js';
 import { InvariantChecker, invariantChecksByDefault } from './invariants.js';
 import { JobNumbers, JobRuntime } from './job-runtime.js';
+import { RunRecorders, type RecordedRun } from './run-recorders.js';
 
 /** What a finished run returns: the summary (without perf) and every job's final state. */
 export interface SimResult {
@@ -36,6 +37,8 @@ export interface SimResult {
   readonly scalePlans: readonly ScalePlanRecord[];
   /** The sampler's last records of a job (at most 50, oldest first; empty when no policy listened to it). */
   readonly samplesOf: (jobId: string) => readonly UsageSample[];
+  /** What the report's recorders saw (only when the options asked to record). */
+  readonly recorded?: RecordedRun;
 }
 
 /** Options for tests and tools. */
@@ -51,6 +54,8 @@ export interface SimOptions {
   readonly dataPolicy?: DataPolicy;
   /** The history of finished jobs the policies read (the scenario's `history`, opened by the caller). */
   readonly history?: HistoryView;
+  /** Record the cluster's use over time, a sample of jobs' states and auto-scaled jobs' shapes (for usage.csv, gantt.csv, autoscale.csv). */
+  readonly record?: boolean;
 }
 
 /** Wires the engine, the cluster state, the jobs and the policy stack; the only code that changes cluster state. */
@@ -72,6 +77,7 @@ export class Simulation {
   private readonly faultHandler: FaultHandler;
   private finished = false;
   private readonly checker: InvariantChecker | null;
+  private readonly recorders: RunRecorders | null;
 
   constructor(
     private readonly scenario: Scenario,
@@ -89,7 +95,11 @@ export class Simulation {
     if (drawn !== undefined) for (const job of this.jobs) job.preprocessing ??= drawn.get(job.spec.id) ?? null;
     this.checker = (options.checkInvariants ?? invariantChecksByDefault()) ? new InvariantChecker(this.jobs, this.cluster) : null;
     this.faults = new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus));
-    this.scalePlans = new ScalePlanLog((plan) => this.faults.log({ timeS: plan.atS, event: 'scale-plan', faultType: '', node: '', gpu: null, jobId: plan.ownerJob, detail: describePlan(plan) }));
+    this.scalePlans = new ScalePlanLog((plan) => {
+      this.faults.log({ timeS: plan.atS, event: 'scale-plan', faultType: '', node: '', gpu: null, jobId: plan.ownerJob, detail: describePlan(plan) });
+      const owner = this.recorders === null ? undefined : this.control.find(plan.ownerJob);
+      if (owner !== undefined) this.recorders?.onScalePlan(owner, plan.atS);
+    });
     this.control = new JobControl({ engine: this.engine, cluster: this.cluster, scenario, tracker: this.faults, jobs: this.jobs });
     this.host = new PolicyHost({
       engine: this.engine,
@@ -121,6 +131,22 @@ export class Simulation {
       busyGpus: this.control.busyGpus,
       allocatedCpuMilli: this.cluster.allocatedCpuMilli,
     }));
+    this.recorders = options.record
+      ? new RunRecorders({
+          startS: firstSubmitS,
+          samplePeriodS: scenario.params.samplePeriodS,
+          totalGpus: this.cluster.totalGpus,
+          jobs: this.jobs,
+          levels: () => ({
+            allocatedGpus: this.cluster.allocatedGpus,
+            busyGpus: this.control.busyGpus,
+            allocatedCpuMilli: this.cluster.allocatedCpuMilli,
+            pendingJobs: this.control.queuedCount,
+            runningJobs: this.control.runningCount,
+            dataWorkers: this.cluster.auxTaskCount,
+          }),
+        })
+      : null;
     if (this.jobs.length > 0) {
       this.engine.scheduleAt(firstSubmitS, { kind: 'job-arrival', jobIndex: 0 });
       this.host.start(firstSubmitS);
@@ -165,6 +191,7 @@ export class Simulation {
       if (job.phase === 'running' || job.phase === 'queued' || (job.phase === 'waiting' && job.firstStartS !== null)) job.advanceTo(endS);
     }
     this.control.starvation.settle(endS);
+    const recorded = this.recorders?.finish(endS);
     const summary = buildSummary({
       scenario: this.scenario.name,
       policy: this.scenario.policy,
@@ -182,7 +209,7 @@ export class Simulation {
     });
     this.checker?.afterRun(summary, endS);
     const host = this.host;
-    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans.plans, samplesOf: (jobId) => host.samplesOf(jobId) };
+    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans.plans, samplesOf: (jobId) => host.samplesOf(jobId), ...(recorded === undefined ? {} : { recorded }) };
   }
 
   private isStale(event: SimEvent): boolean {
@@ -223,6 +250,7 @@ export class Simulation {
 
   private dispatch(event: SimEvent): void {
     this.meter.advanceTo(this.engine.nowS);
+    this.recorders?.advanceTo(this.engine.nowS);
     switch (event.kind) {
       case 'job-arrival':
         return this.onArrival(event.jobIndex);
@@ -296,6 +324,7 @@ export class Simulation {
     this.host.endOfInstant(this.faultHandler);
     this.logDataWorkers();
     this.control.clearDirty();
+    this.recorders?.endOfInstant(this.engine.nowS);
     this.checker?.afterInstant({ nowS: this.engine.nowS, queued: this.control.queued, running: this.control.running, endedJobs: this.control.endedJobs });
   }
 }
