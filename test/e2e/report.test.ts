@@ -52,7 +52,7 @@ describe('dlsim report', () => {
       expect([summary.policy, summary.seed]).toEqual([policy, 1]);
     }
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html).toContain('<th>fifo (baseline)</th><th>drf</th>');
+    expect(html).toContain('<th>fifo<br><span class="ratio">baseline</span></th><th>drf</th>');
     expect(html).toContain('<path data-series="drf"');
     expect(dlsim('report', out).code).toBe(0);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toBe(html);

@@ -11,11 +11,11 @@ import { timeSplitChart } from './time-split-chart.js';
 import { timeSpanOf } from './time-span.js';
 
 const STYLE = `
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;margin:0 auto;max-width:1100px;padding:16px 24px 48px}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;margin:0 auto;max-width:1180px;padding:16px 24px 48px}
 div.table{overflow-x:auto}
 h1{font-size:22px;margin:8px 0 4px}h2{font-size:17px;margin:28px 0 4px;border-bottom:1px solid #ddd;padding-bottom:3px}
 p.note{color:#555;margin:2px 0 8px;max-width:820px}p.stamp{color:#666;font-size:12px}
-table{border-collapse:collapse;font-size:13px;margin:6px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:right;white-space:nowrap}
+table{border-collapse:collapse;font-size:12px;margin:6px 0}th,td{border:1px solid #ddd;padding:2px 6px;text-align:right;white-space:nowrap}
 tr th:first-child{text-align:left;font-weight:normal}tr:first-child th{background:#f4f4f4;font-weight:600}
 span.ratio{display:block;color:#666;font-size:11px}
 svg{display:block;margin:6px 0 14px;font-size:11px}svg text{fill:#333}.chart-title{font-size:13px;font-weight:600}
@@ -69,7 +69,7 @@ export function reportHtml(data: ReportData): string {
     section(
       'summary',
       'Summary',
-      `${multiple ? 'Mean ± 95% confidence half-width (Student t) over seeds, per policy; under each, the ratio to the first policy (paired over seeds where the comparison pairs the metric).' : 'The run\u2019s summary.'} Times in seconds, rates in [0, 1].${seedsNote}`,
+      `${multiple ? 'Mean ± 95% confidence half-width (Student t) over seeds, per policy; under each, the ratio of its mean to the first policy’s (†: the mean of per-seed ratios, paired over seeds, with its interval).' : 'The run\u2019s summary.'} Times in seconds, rates in [0, 1].${seedsNote}`,
       `<div class="table">${summaryTable(policies, data.comparison)}</div>`,
     ),
     section(

@@ -45,7 +45,7 @@ function cellText(mean: number, ci95: number | null): string {
  */
 export function summaryTable(policies: readonly PolicyData[], comparison: ComparisonData | null): string {
   const first = policies[0]?.policy ?? '';
-  const head = `<tr><th>metric</th>${policies.map((p, i) => `<th>${esc(p.policy)}${i === 0 && policies.length > 1 ? ' (baseline)' : ''}</th>`).join('')}</tr>`;
+  const head = `<tr><th>metric</th>${policies.map((p, i) => `<th>${esc(p.policy)}${i === 0 && policies.length > 1 ? '<br><span class="ratio">baseline</span>' : ''}</th>`).join('')}</tr>`;
   const rows = SUMMARY_ROWS.map(([metric, label]) => {
     const cells = policies.map((p) => {
       if (comparison === null) {
@@ -57,7 +57,7 @@ export function summaryTable(policies: readonly PolicyData[], comparison: Compar
       let ratio = '';
       if (p.policy !== first) {
         const paired = comparison.pairedRatios[metric]?.[p.policy];
-        if (paired !== undefined) ratio = `<span class="ratio">×${esc(cellText(paired.mean, paired.ci95))} paired</span>`;
+        if (paired !== undefined) ratio = `<span class="ratio">×${esc(cellText(paired.mean, paired.ci95))}†</span>`;
         else if (cell.ratioToFirst !== null) ratio = `<span class="ratio">×${esc(shortNumber(cell.ratioToFirst))}</span>`;
       }
       return `<td>${esc(cellText(cell.mean, cell.ci95))}${ratio}</td>`;

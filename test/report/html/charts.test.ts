@@ -109,9 +109,9 @@ describe('charts', () => {
     const data = compareData();
     const table = summaryTable(data.policies, data.comparison);
     expect(table).toContain('<table data-table="summary">');
-    expect(table).toContain('<th>fifo (baseline)</th><th>dlrover</th>');
+    expect(table).toContain('<th>fifo<br><span class="ratio">baseline</span></th><th>dlrover</th>');
     expect(table).toContain('1530 ± 100');
-    expect(table).toContain('×0.49 ± 0.02 paired');
+    expect(table).toContain('×0.49 ± 0.02†');
     expect(table).toContain('<tr data-metric="makespanS">');
     expect(table).not.toContain('data-metric="restarts"');
   });
