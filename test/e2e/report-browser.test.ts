@@ -35,17 +35,18 @@ describe('report.html in a browser', () => {
       page.on('request', (request) => requests.push(request.url()));
       await page.goto(pathToFileURL(join(out, 'report.html')).href, { waitUntil: 'load' });
 
-      const seen = await page.evaluate(() => {
-        const out: Record<string, { charts: number; marks: number; legend: string }> = {};
-        for (const svg of Array.from(document.querySelectorAll('svg[data-chart]'))) {
-          const name = svg.getAttribute('data-chart')!;
-          const entry = (out[name] ??= { charts: 0, marks: 0, legend: '' });
-          entry.charts++;
-          entry.marks += svg.querySelectorAll('path[data-series], rect[data-series]').length;
-          entry.legend += ` ${svg.querySelector('.legend')?.textContent ?? ''}`;
-        }
-        return out;
-      });
+      const charts = await page.$$eval('svg[data-chart]', (svgs) =>
+        svgs.map((svg) => ({
+          name: svg.getAttribute('data-chart') ?? '',
+          marks: svg.querySelectorAll('path[data-series], rect[data-series]').length,
+          legend: svg.querySelector('.legend')?.textContent ?? '',
+        })),
+      );
+      const seen: Record<string, ChartSeen> = {};
+      for (const { name, marks, legend } of charts) {
+        const before = seen[name] ?? { charts: 0, marks: 0, legend: '' };
+        seen[name] = { charts: before.charts + 1, marks: before.marks + marks, legend: `${before.legend} ${legend}` };
+      }
       const chart = (name: string): ChartSeen => seen[name] ?? { charts: 0, marks: 0, legend: '' };
       for (const name of ['jct-cdf', 'wait-cdf', 'gpu-allocation', 'gpu-utilization', 'pending-queue']) {
         expect(chart(name).charts, name).toBe(1);
