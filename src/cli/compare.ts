@@ -8,6 +8,7 @@ import { adaptiveSeedsFooter, addSeedsUntilNarrow } from '../report/adaptive-see
 import { buildComparison, comparisonCsv, comparisonTable, knownMetricNames, OPEN_METRIC_PREFIXES, type AdaptiveSeedsOutcome, type Comparison, type ComparisonRun } from '../report/compare.js';
 import { comparisonProvenance } from '../report/provenance.js';
 import { parseMetricsOption } from '../report/table-rows.js';
+import { runFolderOf, writeCompareReport } from '../report/run-files.js';
 import { loadScenario } from '../scenario/load.js';
 import type { HistorySetting } from '../scenario/scenario.js';
 import { RunHistory } from '../sim/history.js';
@@ -62,7 +63,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .option('metrics', { type: 'string', coerce: oneValueOption('--metrics'), describe: 'comma-separated table rows: dotted metric names, groups (jctS) or aliases (failed, faults, lostGpuHours, downtimeGpuHours, waiting, …)' })
       .option('seed', { type: 'string', coerce: wholeNumberOption('--seed', 0), describe: 'first seed (default: the scenario seed)' })
       .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
-      .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write comparison.csv and comparison.json to' })
+      .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write comparison.csv, comparison.json, runs/<policy>/ (the first seed\'s run files) and report.html to' })
       .option('json', { type: 'boolean', describe: 'print the comparison as one JSON object' })
       .option('workers', { type: 'string', coerce: wholeNumberOption('--workers', 1), describe: 'worker threads (default: one per core); results do not depend on it' })
       .option('check-invariants', { type: 'boolean', describe: 'check every run after every instant and at its end (stops at the first breach, exit 2)' })
@@ -106,6 +107,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
           sets,
           ...(args.checkInvariants === undefined ? {} : { checkInvariants: args.checkInvariants }),
           ...(historySnapshot === undefined ? {} : { historySnapshot }),
+          // The first seed's run of each policy writes its files for the report.
+          ...(args.out !== undefined && seed === scenario.seed ? { outDir: runFolderOf(args.out, policy) } : {}),
         })),
       );
     const runs: ComparisonRun[] = [];
@@ -137,6 +140,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
         ['comparison.csv', comparisonCsv(runs)],
         ['comparison.json', `${JSON.stringify(comparison, null, 2)}\n`],
       ]);
+      writeCompareReport(args.out);
     }
     if (args.json) return printJson(comparison);
     const footer = adaptive === undefined ? '' : `\n${adaptiveSeedsFooter(adaptive)}`;

@@ -11,6 +11,7 @@ import { mergeCommand } from './merge.js';
 import { removeTemporariesOnSignal } from '../io/temporaries.js';
 import { checkBooleanFlags } from './options.js';
 import { reportError } from './output.js';
+import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { sweepCommand } from './sweep.js';
 import { traceCommand } from './trace.js';
@@ -30,7 +31,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       .command(listCommand)
       .command(benchCommand)
       .command(traceCommand)
-      .demandCommand(1, 'name a command: run, compare, sweep, merge, list, trace, bench')
+      .command(reportCommand)
+      .demandCommand(1, 'name a command: run, compare, sweep, merge, report, list, trace, bench')
       .strict()
       .fail((message, error) => {
         // yargs reports its own parse failures as a message, and wraps an option's coerce error

@@ -5,7 +5,8 @@ import { Piscina } from 'piscina';
 import { SimError } from '../errors.js';
 import type { RunSummary } from '../metrics/summary.js';
 import { invariantChecksByDefault } from '../sim/invariants.js';
-import { runScenario, type RunRequest } from '../sim/run-scenario.js';
+import { runAndWrite } from '../report/run-files.js';
+import type { RunRequest } from '../sim/run-scenario.js';
 import type { Progress } from './progress.js';
 import { followRun } from './progress-port.js';
 import type { WorkerResult, WorkerTask } from './run-worker.js';
@@ -29,7 +30,7 @@ export async function runMany(requests: readonly RunRequest[], workers: number, 
     for (const request of requests) {
       const run = shown?.startRun(labelOf(request)) ?? null;
       try {
-        summaries.push(await runScenario(request, run === null ? undefined : (p) => run.update(p)));
+        summaries.push(await runAndWrite(request, run === null ? undefined : (p) => run.update(p)));
       } finally {
         run?.finish();
       }

@@ -1,7 +1,8 @@
 import { threadId, type MessagePort } from 'node:worker_threads';
 import { isUserError } from '../errors.js';
 import type { RunSummary } from '../metrics/summary.js';
-import { runScenario, type RunRequest } from '../sim/run-scenario.js';
+import { runAndWrite } from '../report/run-files.js';
+import type { RunRequest } from '../sim/run-scenario.js';
 import { postProgress } from './progress-port.js';
 
 /** A worker's answer: the summary, or the message of a user error (error classes do not cross threads). */
@@ -14,7 +15,7 @@ export type WorkerTask = RunRequest & { readonly progressPort?: MessagePort };
 export default async function runInWorker(task: WorkerTask): Promise<WorkerResult> {
   const { progressPort, ...request } = task;
   try {
-    return { summary: await runScenario(request, progressPort === undefined ? undefined : postProgress(progressPort, threadId)) };
+    return { summary: await runAndWrite(request, progressPort === undefined ? undefined : postProgress(progressPort, threadId)) };
   } catch (error) {
     if (isUserError(error)) return { userError: error.message };
     throw error;

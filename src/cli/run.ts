@@ -3,12 +3,9 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import type { RunSummary } from '../metrics/summary.js';
 import { presetNames } from '../policies/presets.js';
 import { checkOutDir } from '../io/destination.js';
-import { writeFilesAtomic } from '../io/atomic-write.js';
-import { jobsCsv } from '../report/jobs-csv.js';
 import { runProvenance, type RunProvenance } from '../report/provenance.js';
-import { scalePlanFiles, staleScalePlanFiles } from '../report/scale-plans.js';
+import { runOutputFiles, writeRunFiles } from '../report/run-files.js';
 import { summaryTable } from '../report/summary-table.js';
-import { timelineCsv } from '../report/timeline-csv.js';
 import { RunHistory, runLabelOf } from '../sim/history.js';
 import { loadScenario } from '../scenario/load.js';
 import { simulate, type SimResult } from '../sim/simulation.js';
@@ -38,7 +35,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('policy', { type: 'string', describe: 'policy preset (see dlsim list); overrides the scenario' })
       .option('seed', { type: 'string', coerce: wholeNumberOption('--seed', 0), describe: 'random seed; overrides the scenario' })
       .option('set', { type: 'string', nargs: 1, describe: 'override a scenario value: path=value (repeatable)' })
-      .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write summary.json, jobs.csv, timeline.csv and scaleplans/ to' })
+      .option('out', { type: 'string', coerce: oneValueOption('--out'), describe: 'folder to write summary.json, jobs.csv, timeline.csv, usage.csv, gantt.csv, autoscale.csv, scaleplans/ and report.html to' })
       .option('json', { type: 'boolean', describe: 'print the summary as one JSON object' })
       .option('check-invariants', { type: 'boolean', describe: 'check the run after every instant and at its end (stops at the first breach, exit 2)' })
       .option('quiet', { type: 'boolean', describe: 'no progress bar on stderr (it is drawn only on a terminal)' }) as Argv<RunArgs>,
@@ -60,7 +57,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const startedMs = performance.now();
     let result: SimResult;
     try {
-      result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false, ...(history === null ? {} : { history: history.view }), ...(progress.shown ? { onProgress: (p) => bar.update(p) } : {}) });
+      result = simulate(scenario, { checkInvariants: args.checkInvariants ?? false, ...(history === null ? {} : { history: history.view }), ...(progress.shown ? { onProgress: (p) => bar.update(p) } : {}), record: args.out !== undefined });
     } finally {
       progress.stop();
     }
@@ -72,9 +69,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
       provenance: runProvenance(args.scenario, scenario, sets),
     };
     if (args.out !== undefined) {
-      const files = runOutputFiles(result, summary);
       // An earlier run's plans that this run does not rewrite go with its summary.
-      writeFilesAtomic(args.out, files, staleScalePlanFiles(args.out, files.map(([name]) => name)));
+      writeRunFiles(args.out, runOutputFiles(result, summary, { folder: args.out }));
     }
     if (history !== null) {
       history.record(result, runLabelOf(scenario));
@@ -86,16 +82,5 @@ export const runCommand: CommandModule<object, RunArgs> = {
   },
 };
 
-/**
- * The files `dlsim run --out` writes, [path relative to the folder, contents]: jobs.csv,
- * timeline.csv, one scaleplans/<job>-scaleplan-<seq>.yaml per ScalePlan (when the run made any),
- * then summary.json last: when it is there, the other files are from the same run.
- */
-export function runOutputFiles(result: Pick<SimResult, 'jobs' | 'endS' | 'timeline' | 'scalePlans' | 'waits'>, summary: RunSummary): [string, string][] {
-  return [
-    ['jobs.csv', jobsCsv(result.jobs, result.endS, result.waits)],
-    ['timeline.csv', timelineCsv(result.timeline)],
-    ...scalePlanFiles(result.scalePlans),
-    ['summary.json', `${JSON.stringify(summary, null, 2)}\n`],
-  ];
-}
+/** The files `dlsim run --out` writes (moved to report/run-files.ts; re-exported for callers of this module). */
+export { runOutputFiles } from '../report/run-files.js';

@@ -3,7 +3,7 @@ import { loadScenario } from '../scenario/load.js';
 import { presetNames } from '../policies/presets.js';
 import type { RunSummary } from '../metrics/summary.js';
 import { RunHistory } from './history.js';
-import { simulate, type SimProgress } from './simulation.js';
+import { simulate, type SimProgress, type SimResult } from './simulation.js';
 
 /** One run to make: a scenario file with a policy, a seed and `--set` overrides. */
 export interface RunRequest {
@@ -15,6 +15,8 @@ export interface RunRequest {
   readonly checkInvariants?: boolean;
   /** The bytes of the scenario's history file, read once for a set of runs (absent: read from the file). */
   readonly historySnapshot?: Uint8Array;
+  /** Folder to write the run's files to (jobs.csv, timeline.csv, usage.csv, gantt.csv, summary.json, …): the run records what a report draws. */
+  readonly outDir?: string;
 }
 
 /**
@@ -23,6 +25,11 @@ export interface RunRequest {
  * (see SimOptions).
  */
 export async function runScenario(request: RunRequest, onProgress?: (progress: SimProgress) => void): Promise<RunSummary> {
+  return (await runScenarioResult(request, onProgress)).summary;
+}
+
+/** Loads and simulates one run and returns its whole result (recorded for a report when the request names an output folder). */
+export async function runScenarioResult(request: RunRequest, onProgress?: (progress: SimProgress) => void): Promise<SimResult> {
   const scenario = await loadScenario(request.file, {
     policy: request.policy,
     seed: request.seed,
@@ -36,7 +43,8 @@ export async function runScenario(request: RunRequest, onProgress?: (progress: S
       ...(request.checkInvariants === undefined ? {} : { checkInvariants: request.checkInvariants }),
       ...(history === null ? {} : { history: history.view }),
       ...(onProgress === undefined ? {} : { onProgress }),
-    }).summary;
+      ...(request.outDir === undefined ? {} : { record: true }),
+    });
   } finally {
     history?.close();
   }

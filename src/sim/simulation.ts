@@ -24,6 +24,7 @@ import { describePlan, ScalePlanLog } from './scale-plan-log.js';
 import { PolicyHost } from './policy-host.js';
 import { InvariantChecker, invariantChecksByDefault } from './invariants.js';
 import { JobNumbers, JobRuntime } from './job-runtime.js';
+import { RunRecorders, type RecordedRun } from './run-recorders.js';
 
 /** What a finished run returns: the summary (without perf) and every job's final state. */
 export interface SimResult {
@@ -39,6 +40,8 @@ export interface SimResult {
   readonly samplesOf: (jobId: string) => readonly UsageSample[];
   /** Each job's queued time by wait reason, and the job last named as keeping it waiting. */
   readonly waits: WaitLedgerView;
+  /** What the report's recorders saw (only when the options asked to record). */
+  readonly recorded?: RecordedRun;
 }
 
 /** Options for tests and tools. */
@@ -58,6 +61,8 @@ export interface SimOptions {
   readonly onProgress?: (progress: SimProgress) => void;
   /** Live events between two calls of `onProgress` (default 4,096). */
   readonly progressEveryEvents?: number;
+  /** Record the cluster's use over time, a sample of jobs' states and auto-scaled jobs' shapes (for usage.csv, gantt.csv, autoscale.csv). */
+  readonly record?: boolean;
 }
 
 /** Where a run stands, as `SimOptions.onProgress` is told. */
@@ -101,6 +106,7 @@ export class Simulation {
   private readonly progressEvery: number;
   /** Live events left until the next progress report (one decrement per event). */
   private progressCountdown: number;
+  private readonly recorders: RunRecorders | null;
 
   constructor(
     private readonly scenario: Scenario,
@@ -121,7 +127,11 @@ export class Simulation {
     this.progressEvery = Math.max(1, Math.floor(options.progressEveryEvents ?? PROGRESS_EVERY_EVENTS));
     this.progressCountdown = this.progressEvery;
     this.faults = new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus));
-    this.scalePlans = new ScalePlanLog((plan) => this.faults.log({ timeS: plan.atS, event: 'scale-plan', faultType: '', node: '', gpu: null, jobId: plan.ownerJob, detail: describePlan(plan) }));
+    this.scalePlans = new ScalePlanLog((plan) => {
+      this.faults.log({ timeS: plan.atS, event: 'scale-plan', faultType: '', node: '', gpu: null, jobId: plan.ownerJob, detail: describePlan(plan) });
+      const owner = this.recorders === null ? undefined : this.control.find(plan.ownerJob);
+      if (owner !== undefined) this.recorders?.onScalePlan(owner, plan.atS);
+    });
     this.control = new JobControl({ engine: this.engine, cluster: this.cluster, scenario, tracker: this.faults, jobs: this.jobs });
     this.host = new PolicyHost({
       engine: this.engine,
@@ -153,6 +163,22 @@ export class Simulation {
       busyGpus: this.control.busyGpus,
       allocatedCpuMilli: this.cluster.allocatedCpuMilli,
     }));
+    this.recorders = options.record
+      ? new RunRecorders({
+          startS: firstSubmitS,
+          samplePeriodS: scenario.params.samplePeriodS,
+          totalGpus: this.cluster.totalGpus,
+          jobs: this.jobs,
+          levels: () => ({
+            allocatedGpus: this.cluster.allocatedGpus,
+            busyGpus: this.control.busyGpus,
+            allocatedCpuMilli: this.cluster.allocatedCpuMilli,
+            pendingJobs: this.control.queuedCount,
+            runningJobs: this.control.runningCount,
+            dataWorkers: this.cluster.auxTaskCount,
+          }),
+        })
+      : null;
     if (this.jobs.length > 0) {
       this.engine.scheduleAt(firstSubmitS, { kind: 'job-arrival', jobIndex: 0 });
       this.host.start(firstSubmitS);
@@ -199,6 +225,7 @@ export class Simulation {
       if (job.phase === 'queued') this.control.waits.left(job, endS);
     }
     this.control.starvation.settle(endS);
+    const recorded = this.recorders?.finish(endS);
     const summary = buildSummary({
       scenario: this.scenario.name,
       policy: this.scenario.policy,
@@ -218,7 +245,7 @@ export class Simulation {
     this.checker?.afterRun(summary, endS);
     this.reportProgress(true);
     const host = this.host;
-    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans.plans, samplesOf: (jobId) => host.samplesOf(jobId), waits: this.control.waits };
+    return { summary, jobs: this.jobs, endS, timeline: this.faults.timeline, scalePlans: this.scalePlans.plans, samplesOf: (jobId) => host.samplesOf(jobId), waits: this.control.waits, ...(recorded === undefined ? {} : { recorded }) };
   }
 
   private isStale(event: SimEvent): boolean {
@@ -266,6 +293,7 @@ export class Simulation {
   private dispatch(event: SimEvent): void {
     if (--this.progressCountdown === 0) this.reportProgress(false);
     this.meter.advanceTo(this.engine.nowS);
+    this.recorders?.advanceTo(this.engine.nowS);
     switch (event.kind) {
       case 'job-arrival':
         return this.onArrival(event.jobIndex);
@@ -339,6 +367,7 @@ export class Simulation {
     this.host.endOfInstant(this.faultHandler);
     this.logDataWorkers();
     this.control.clearDirty();
+    this.recorders?.endOfInstant(this.engine.nowS);
     this.checker?.afterInstant({ nowS: this.engine.nowS, queued: this.control.queued, running: this.control.running, endedJobs: this.control.endedJobs });
   }
 }

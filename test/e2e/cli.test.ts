@@ -65,11 +65,11 @@ describe('dlsim CLI', () => {
     expect(small.jobs.submitted).toBe(25);
   });
 
-  it('--out writes summary.json, jobs.csv and timeline.csv and leaves no temporary files', () => {
+  it('--out writes summary.json, jobs.csv, timeline.csv, the report\'s data and report.html, and leaves no temporary files', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'dlsim-')), 'nested', 'out');
     const run = dlsim('run', 'scenarios/quickstart.yaml', '--out', out, '--json');
     expect(run.code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(['jobs.csv', 'summary.json', 'timeline.csv']);
+    expect(readdirSync(out).sort()).toEqual(['autoscale.csv', 'gantt.csv', 'jobs.csv', 'report.html', 'summary.json', 'timeline.csv', 'usage.csv']);
     expect(readFileSync(join(out, 'timeline.csv'), 'utf8')).toBe('timeS,event,faultType,node,gpu,job,detail\n');
     expect(withoutPerf(readFileSync(join(out, 'summary.json'), 'utf8'))).toEqual(withoutPerf(run.stdout));
     const lines = readFileSync(join(out, 'jobs.csv'), 'utf8').trim().split('\n');

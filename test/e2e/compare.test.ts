@@ -12,7 +12,8 @@ describe('dlsim compare', () => {
     expect(parallel.code).toBe(0);
     const serial = dlsim('compare', 'scenarios/default.yaml', '--policies', 'fifo', '--seeds', '3', '--workers', '1', '--json');
     expect(serial.stdout).toBe(parallel.stdout);
-    expect(readdirSync(out).sort()).toEqual(['comparison.csv', 'comparison.json']);
+    expect(readdirSync(out).sort()).toEqual(['comparison.csv', 'comparison.json', 'report.html', 'runs']);
+    expect(readdirSync(join(out, 'runs'))).toEqual(['fifo']);
     expect(JSON.parse(readFileSync(join(out, 'comparison.json'), 'utf8'))).toEqual(JSON.parse(parallel.stdout));
     const csv = readFileSync(join(out, 'comparison.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toBe('policy,seed,metric,value');

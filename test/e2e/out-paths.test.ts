@@ -90,11 +90,12 @@ describe('--out is checked before anything is written', () => {
     expect(result.stdout).toBe('');
   });
 
-  it('compare --out writes both files and no temporary file', () => {
+  it('compare --out writes its files and no temporary file', () => {
     const out = join(freshDir(), 'cmp');
     const result = dlsim('compare', 'scenarios/quickstart.yaml', '--policies', 'fifo', '--seeds', '1', '--workers', '1', '--out', out);
     expect(result.code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(['comparison.csv', 'comparison.json']);
+    expect(readdirSync(out).sort()).toEqual(['comparison.csv', 'comparison.json', 'report.html', 'runs']);
+    expect(readdirSync(join(out, 'runs', 'fifo')).sort()).toEqual(['autoscale.csv', 'gantt.csv', 'jobs.csv', 'summary.json', 'timeline.csv', 'usage.csv']);
   });
 });
 

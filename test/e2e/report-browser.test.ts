@@ -1,0 +1,78 @@
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { dlsim } from '../cli-run.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) console.warn(`report-browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+
+/** What the page shows of one chart kind: how many charts, their marks, and their legends' text. */
+interface ChartSeen {
+  readonly charts: number;
+  readonly marks: number;
+  readonly legend: string;
+}
+
+describe('report.html in a browser', () => {
+  it.skipIf(!haveChromium)('loads without errors and shows every chart with its series', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'dlsim-browser-')), 'cmp');
+    const run = dlsim('compare', 'scenarios/default.yaml', '--policies', 'fifo,dlrover', '--seeds', '2', '--set', 'workload.synthetic.jobs=60', '--out', out);
+    expect(run.code, run.stderr).toBe(0);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      await page.goto(pathToFileURL(join(out, 'report.html')).href, { waitUntil: 'load' });
+
+      const charts = await page.$$eval('svg[data-chart]', (svgs) =>
+        svgs.map((svg) => ({
+          name: svg.getAttribute('data-chart') ?? '',
+          marks: svg.querySelectorAll('path[data-series], rect[data-series]').length,
+          legend: svg.querySelector('.legend')?.textContent ?? '',
+        })),
+      );
+      const seen: Record<string, ChartSeen> = {};
+      for (const { name, marks, legend } of charts) {
+        const before = seen[name] ?? { charts: 0, marks: 0, legend: '' };
+        seen[name] = { charts: before.charts + 1, marks: before.marks + marks, legend: `${before.legend} ${legend}` };
+      }
+      const chart = (name: string): ChartSeen => seen[name] ?? { charts: 0, marks: 0, legend: '' };
+      for (const name of ['jct-cdf', 'wait-cdf', 'gpu-allocation', 'gpu-utilization', 'pending-queue']) {
+        expect(chart(name).charts, name).toBe(1);
+        expect(chart(name).marks, name).toBeGreaterThanOrEqual(2);
+        expect(chart(name).legend, name).toMatch(/fifo.*dlrover/);
+      }
+      for (const name of ['gantt', 'fault-timeline']) {
+        expect(chart(name).charts, name).toBe(2);
+        expect(chart(name).marks, name).toBeGreaterThan(0);
+      }
+      expect(chart('time-split').marks).toBeGreaterThanOrEqual(2);
+      expect(await page.locator('svg[data-chart="time-split"] [data-axis="x"]').textContent()).toMatch(/fifo.*dlrover/);
+      expect(chart('autoscale-speed').marks).toBeGreaterThan(0);
+      expect(await page.locator('table[data-table="summary"] tr').count()).toBeGreaterThan(5);
+      // Every chart is drawn at its size (the SVG parsed and laid out).
+      const sizes = await page.$$eval('svg[data-chart]', (svgs) => svgs.map((s) => s.getBoundingClientRect().height));
+      expect(Math.min(...sizes)).toBeGreaterThan(50);
+      expect(requests.filter((url) => !url.startsWith('file:'))).toEqual([]);
+      expect(problems).toEqual([]);
+
+      const shot = join(out, 'report.png');
+      await page.screenshot({ path: shot, fullPage: true });
+      expect(statSync(shot).size).toBeGreaterThan(10_000);
+      console.log(`report screenshot: ${shot}`);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+});
