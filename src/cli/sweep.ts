@@ -8,10 +8,12 @@ import { alignColumns } from '../report/summary-table.js';
 import { cellCount, combinationCount } from '../sweep/grid.js';
 import { defaultJobName, isJobName, k8sJobYaml, MAX_JOB_NAME, type K8sJobSpec } from '../sweep/k8s-job.js';
 import { planSweep, sweepName, type SweepPlan } from '../sweep/plan.js';
-import { runSweep } from '../sweep/run-sweep.js';
+import type { CellWatcher } from '../sweep/run-cells.js';
+import { runSweep, type SweepOutcome } from '../sweep/run-sweep.js';
 import { MAX_SHARDS, parseShard, shardText, type Shard } from '../sweep/shard.js';
 import { dlsimVersion } from '../sweep/version.js';
 import { oneValueOption, wholeNumberOption } from './options.js';
+import { createProgress, type Progress, type RunProgress } from './progress.js';
 import { defaultWorkers } from './run-many.js';
 
 interface SweepArgs {
@@ -21,6 +23,7 @@ interface SweepArgs {
   resume?: boolean;
   shard?: string;
   checkInvariants?: boolean;
+  quiet?: boolean;
   emitK8sJob?: boolean;
   shards?: number;
   parallelism?: number;
@@ -103,6 +106,7 @@ export const sweepCommand: CommandModule<object, SweepArgs> = {
       .option('resume', { type: 'boolean', describe: 'finish the sweep in --out: skip finished cells, run the others' })
       .option('shard', { type: 'string', coerce: oneValueOption('--shard'), describe: 'run only shard I of N (cells whose index mod N is I), e.g. 0/4' })
       .option('check-invariants', { type: 'boolean', describe: 'check every run after every instant and at its end (stops at the first breach, exit 2)' })
+      .option('quiet', { type: 'boolean', describe: 'draw no progress bar on stderr (none is drawn when stderr is not a terminal)' })
       .option('emit-k8s-job', { type: 'boolean', describe: 'write --out/k8s-job.yaml (a Kubernetes Indexed Job running the shards) instead of running' })
       .option('shards', { type: 'string', coerce: wholeNumberOption('--shards', 1), describe: 'with --emit-k8s-job: number of shards (pods)' })
       .option('parallelism', { type: 'string', coerce: wholeNumberOption('--parallelism', 1), describe: 'with --emit-k8s-job: pods at once (default: all)' })
@@ -137,7 +141,23 @@ export const sweepCommand: CommandModule<object, SweepArgs> = {
       process.stderr.write(`dlsim: note: the sweep reads the history ${plan.history.file} (${plan.history.records} records) and does not add to it: every cell sees it as it is now\n`);
     }
     const workers = args.workers ?? defaultWorkers(cellCount(plan.grid));
-    const outcome = await runSweep(plan, { out, workers, resume: args.resume ?? false, shard, ...(args.checkInvariants === undefined ? {} : { checkInvariants: args.checkInvariants }) });
+    // A bar of cells done (and a line per running cell) on stderr when it is a terminal.
+    let progress: Progress | null = null;
+    const watch = (pending: number, skipped: number): CellWatcher => {
+      progress = createProgress({ runs: pending + skipped, lanes: workers, unit: 'cells', quiet: args.quiet });
+      progress.skip(skipped);
+      const running = new Map<number, RunProgress>();
+      return {
+        started: (i, label) => void running.set(i, progress!.startRun(label)),
+        ended: (i) => running.get(i)?.finish(),
+      };
+    };
+    let outcome: SweepOutcome;
+    try {
+      outcome = await runSweep(plan, { out, workers, resume: args.resume ?? false, shard, watch, ...(args.checkInvariants === undefined ? {} : { checkInvariants: args.checkInvariants }) });
+    } finally {
+      (progress as Progress | null)?.stop();
+    }
     const shardNote = shard === null ? '' : ` (shard ${shardText(shard)}: ${outcome.cells} cells)`;
     process.stdout.write(`${alignColumns([
       ['sweep', `${args.sweep}: scenario ${plan.scenarioName}, ${gridText(plan)}${shardNote}`],

@@ -1,3 +1,4 @@
+import type { WaitReason } from '../policies/wait-reason.js';
 /** A part of a job's life, in GPU-hours, as the time-split chart stacks them. */
 export type TimeSplitPart = 'productive' | 'lost' | 'checkpoint' | 'detection' | 'rescheduling' | 'health check' | 'loading' | 'starting / resizing';
 
@@ -14,6 +15,8 @@ export interface JobsData {
   readonly waitS: Float64Array;
   /** GPU-hours of each part of the jobs' lives, summed over jobs. */
   readonly timeSplitGpuH: Readonly<Record<TimeSplitPart, number>>;
+  /** Job-hours queued by wait reason, summed over jobs (zero where jobs.csv has no wait columns). */
+  readonly waitReasonJobH: Readonly<Record<WaitReason, number>>;
 }
 
 /** One row of usage.csv. */

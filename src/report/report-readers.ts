@@ -1,5 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { ConfigError } from '../errors.js';
+import { WAIT_REASONS, type WaitReason } from '../policies/wait-reason.js';
+import { waitColumn } from './jobs-csv.js';
 import { TIME_SPLIT_PARTS, type AutoscaleCsvRow, type FaultEvent, type GanttCsvRow, type JobsData, type TimeSplitPart, type UsageRow } from './report-data.js';
 
 /** Reads a field of the current row by column name. */
@@ -51,6 +53,7 @@ export function readJobsCsv(text: string, file: string): JobsData {
   const jct: number[] = [];
   const wait: number[] = [];
   const split: Record<TimeSplitPart, number> = Object.fromEntries(TIME_SPLIT_PARTS.map((p) => [p, 0])) as Record<TimeSplitPart, number>;
+  const waits = Object.fromEntries(WAIT_REASONS.map((r) => [r, 0])) as Record<WaitReason, number>;
   let jobs = 0;
   eachCsvRow(text, file, JOBS_COLUMNS, (field, line) => {
     jobs++;
@@ -69,8 +72,10 @@ export function readJobsCsv(text: string, file: string): JobsData {
     split['health check'] += num('healthCheckS') * gpuH;
     split.loading += num('loadingS') * gpuH;
     split['starting / resizing'] += (num('startingS') + num('resizingS')) * gpuH;
+    // Wait columns are optional: a jobs.csv from before them draws no reasons.
+    for (const reason of WAIT_REASONS) waits[reason] += num(waitColumn(reason)) / 3600;
   });
-  return { jobs, jctS: Float64Array.from(jct).sort(), waitS: Float64Array.from(wait).sort(), timeSplitGpuH: split };
+  return { jobs, jctS: Float64Array.from(jct).sort(), waitS: Float64Array.from(wait).sort(), timeSplitGpuH: split, waitReasonJobH: waits };
 }
 
 /** The rows of usage.csv. */

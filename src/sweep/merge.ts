@@ -114,6 +114,6 @@ export function mergeSweeps(inputs: readonly string[], out: string, allowPartial
     if (outCells.has(result.id) && readCellText(out, result.id) === texts[i]) return;
     writeFileAtomic(cellPath(out, result.id), texts[i]!);
   });
-  writeTables(out, grid, results);
+  writeTables(out, record, results);
   return { record, cells: record.cells, found: results.length, duplicates, missing, csvPath: join(out, 'sweep.csv') };
 }

@@ -13,6 +13,12 @@ export interface CellJob {
   readonly request: RunRequest;
 }
 
+/** Told as each cell starts and ends (a progress display); it must not change the runs. */
+export interface CellWatcher {
+  started(index: number, label: string): void;
+  ended(index: number): void;
+}
+
 /** A user error in a cell, naming the cell. */
 function cellError(job: CellJob, message: string): SimError {
   return new SimError(`${job.label}: ${message}`);
@@ -25,15 +31,18 @@ function cellError(job: CellJob, message: string): SimError {
  * started finish (and are handed over), and the failure is raised: a user error names its cell
  * (the first in job order among those that failed).
  */
-export async function runCells(jobs: readonly CellJob[], workers: number, finished: (index: number, summary: RunSummary) => void): Promise<void> {
+export async function runCells(jobs: readonly CellJob[], workers: number, finished: (index: number, summary: RunSummary) => void, watcher?: CellWatcher): Promise<void> {
   if (workers <= 1) {
     for (let i = 0; i < jobs.length; i++) {
       let summary: RunSummary;
+      watcher?.started(i, jobs[i]!.label);
       try {
         summary = await runScenario(jobs[i]!.request);
       } catch (error) {
         if (isUserError(error)) throw cellError(jobs[i]!, error.message);
         throw error;
+      } finally {
+        watcher?.ended(i);
       }
       finished(i, summary);
       // A run never waits on the event loop: yield to it, so a signal (SIGINT, SIGTERM) is handled between cells.
@@ -54,12 +63,15 @@ export async function runCells(jobs: readonly CellJob[], workers: number, finish
     while (failures.length === 0 && next < jobs.length) {
       const i = next++;
       const job = jobs[i]!;
+      watcher?.started(i, job.label);
       try {
         const result = await pool.run({ checkInvariants, ...job.request });
         if ('userError' in result) failures.push({ index: i, error: cellError(job, result.userError) });
         else finished(i, result.summary);
       } catch (error) {
         failures.push({ index: i, error });
+      } finally {
+        watcher?.ended(i);
       }
     }
   };

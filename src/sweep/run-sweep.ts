@@ -1,4 +1,4 @@
-/** A sweep's run into its folder: the missing cells of its shard run and written one by one, then sweep.csv and sweep-summary.csv. */
+/** A sweep's run into its folder: the missing cells of its shard run and written one by one, then sweep.csv, sweep-summary.csv and report.html. */
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
@@ -7,11 +7,15 @@ import type { RunRequest } from '../sim/run-scenario.js';
 import { cellPath, cellResult, parseCell, readCellText, writeCell, type CellResult } from './cell-store.js';
 import { allCells, cellSets, type GridCell, type SweepGrid } from './grid.js';
 import type { SweepPlan } from './plan.js';
-import { runCells, type CellJob } from './run-cells.js';
+import { runCells, type CellJob, type CellWatcher } from './run-cells.js';
 import { inShard, type Shard } from './shard.js';
 import { sweepCsv } from './sweep-csv.js';
 import { prepareFolder, removeTables } from './sweep-folder.js';
-import { sweepSummaryCsv, sweepSummaryRows } from './sweep-summary.js';
+import { sweepSummaryCsv, sweepSummaryRows, type SweepSummaryRow } from './sweep-summary.js';
+import type { SweepRecord } from './sweep-record.js';
+import { sweepReportHtml } from '../report/html/page.js';
+import { HEADLINE_METRICS } from '../report/headline.js';
+import type { SweepPoint } from '../report/html/sweep-chart.js';
 
 /** How to run a sweep. */
 export interface SweepRunOptions {
@@ -21,6 +25,8 @@ export interface SweepRunOptions {
   readonly shard: Shard | null;
   /** Check invariants after every instant (absent: the default). */
   readonly checkInvariants?: boolean;
+  /** Told how many cells will run, then as each starts and ends (a progress display). */
+  readonly watch?: (pending: number, skipped: number) => CellWatcher | undefined;
 }
 
 /** What a sweep run did. */
@@ -49,12 +55,30 @@ export function readCells(dir: string, grid: SweepGrid, cells: readonly GridCell
   });
 }
 
-/** Writes sweep.csv and sweep-summary.csv of the cells (sweep.csv last: present, it is complete). */
-export function writeTables(dir: string, grid: SweepGrid, results: readonly CellResult[]): void {
+/** Writes sweep-summary.csv, report.html and sweep.csv of the cells of the sweep `record` (sweep.csv last: present, it is complete). */
+export function writeTables(dir: string, record: SweepRecord, results: readonly CellResult[]): void {
+  const { grid } = record;
+  const rows = sweepSummaryRows(grid, results);
   writeFilesAtomic(dir, [
-    ['sweep-summary.csv', sweepSummaryCsv(sweepSummaryRows(grid, results))],
+    ['sweep-summary.csv', sweepSummaryCsv(rows)],
+    // The report charts the headline metrics of a comparison; sweep-summary.csv has them all.
+    ['report.html', sweepReportHtml({ name: record.name, stamp: sweepStamp(record, results.length), points: rows.filter((r) => HEADLINE_METRICS.includes(r.metric)).map(pointOf) })],
     ['sweep.csv', sweepCsv(grid, results)],
   ]);
+}
+
+/** The sweep report's stamp: version, scenario, policies, seeds, parameters and cells (never the wall clock). */
+function sweepStamp(record: SweepRecord, cells: number): string {
+  const { grid } = record;
+  const seeds = grid.seeds.length === 1 ? `seed ${grid.seeds[0]}` : `${grid.seeds.length} seeds`;
+  const parameters = grid.parameters.map((p) => `${p.path} (${p.values.length})`).join(', ') || 'no parameter';
+  return `dlsim ${record.dlsimVersion} · scenario ${record.scenarioFile.name} · ${grid.policies.join(', ')} · ${seeds} · ${parameters} · ${cells} of ${record.cells} cells${record.shard === null ? '' : ` (shard ${record.shard.index}/${record.shard.count})`}`;
+}
+
+/** An aggregate as the sweep chart draws it (a value that is not a number or text drawn as its JSON). */
+function pointOf(row: SweepSummaryRow): SweepPoint {
+  const value = typeof row.value === 'number' || typeof row.value === 'string' ? row.value : JSON.stringify(row.value);
+  return { policy: row.policy, paramPath: row.paramPath, value, metric: row.metric, mean: row.mean, ci95: row.ci95 };
 }
 
 /**
@@ -72,10 +96,11 @@ export async function runSweep(plan: SweepPlan, options: SweepRunOptions): Promi
   if (pending.length > 0) {
     removeTables(options.out);
     const jobs: CellJob[] = pending.map((cell) => ({ label: cellLabel(grid, cell), request: cellRequest(plan, cell, options.checkInvariants) }));
-    await runCells(jobs, options.workers, (i, summary) => writeCell(options.out, cellResult(grid, pending[i]!, summary)));
+    const watcher = options.watch?.(pending.length, cells.length - pending.length);
+    await runCells(jobs, options.workers, (i, summary) => writeCell(options.out, cellResult(grid, pending[i]!, summary)), watcher);
   }
   const wallS = (performance.now() - startedMs) / 1000;
-  writeTables(options.out, grid, readCells(options.out, grid, cells));
+  writeTables(options.out, record, readCells(options.out, grid, cells));
   return {
     cells: cells.length,
     run: pending.length,

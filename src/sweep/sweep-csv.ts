@@ -2,7 +2,7 @@
 import { stringify } from 'csv-stringify/sync';
 import type { CellResult } from './cell-store.js';
 import type { SweepGrid } from './grid.js';
-import { HEADLINE_METRICS, metricValue } from './headline-metrics.js';
+import { SWEEP_METRICS, metricValue } from './sweep-metrics.js';
 import type { ParameterValue } from './parameter-values.js';
 
 /** A parameter value as a CSV field: a scalar as itself, a list or mapping as JSON. */
@@ -18,13 +18,13 @@ function metricField(value: number): string | number {
 
 /** The text of sweep.csv for the given cells (sorted by grid index, whatever order they come in). */
 export function sweepCsv(grid: SweepGrid, cells: readonly CellResult[]): string {
-  const rows: (string | number)[][] = [['policy', 'seed', ...grid.parameters.map((p) => p.path), ...HEADLINE_METRICS]];
+  const rows: (string | number)[][] = [['policy', 'seed', ...grid.parameters.map((p) => p.path), ...SWEEP_METRICS]];
   for (const cell of [...cells].sort((a, b) => a.index - b.index)) {
     rows.push([
       cell.policy,
       cell.seed,
       ...grid.parameters.map((p) => valueField(cell.parameters[p.path]!)),
-      ...HEADLINE_METRICS.map((metric) => metricField(metricValue(cell.summary, metric))),
+      ...SWEEP_METRICS.map((metric) => metricField(metricValue(cell.summary, metric))),
     ]);
   }
   return stringify(rows);

@@ -7,7 +7,7 @@ import { shardText } from './shard.js';
 import { recordDifference, type SweepRecord } from './sweep-record.js';
 
 /** The files made from the cells once all are finished (their presence says the folder is complete). */
-export const TABLE_FILES = ['sweep-summary.csv', 'sweep.csv'] as const;
+export const TABLE_FILES = ['sweep-summary.csv', 'report.html', 'sweep.csv'] as const;
 
 /**
  * Readies `dir` for a run of `record` and returns the ids of the cells already finished there.

@@ -7,7 +7,7 @@ import { stringify } from 'csv-stringify/sync';
 import { ciHalfWidth, meanOf, round6 } from '../report/interval.js';
 import type { CellResult } from './cell-store.js';
 import { valueIndexes, type SweepGrid } from './grid.js';
-import { HEADLINE_METRICS, metricValue } from './headline-metrics.js';
+import { SWEEP_METRICS, metricValue } from './sweep-metrics.js';
 import type { ParameterValue } from './parameter-values.js';
 import { valueField } from './sweep-csv.js';
 
@@ -18,7 +18,7 @@ export interface SweepSummaryRow {
   readonly paramPath: string;
   /** Its value ("" when the sweep has no parameter). */
   readonly value: ParameterValue;
-  /** Dotted summary metric (see HEADLINE_METRICS). */
+  /** Dotted summary metric (see SWEEP_METRICS). */
   readonly metric: string;
   /** Seeds the mean is over. */
   readonly n: number;
@@ -37,7 +37,7 @@ export function sweepSummaryRows(grid: SweepGrid, cells: readonly CellResult[]):
   const dimensions = grid.parameters.length === 0 ? [{ path: '', values: [''] as ParameterValue[] }] : grid.parameters;
   const policyIndex = new Map(grid.policies.map((policy, i) => [policy, i]));
   const seedIndex = new Map(grid.seeds.map((seed, i) => [seed, i]));
-  const metrics = HEADLINE_METRICS.length;
+  const metrics = SWEEP_METRICS.length;
   const seeds = grid.seeds.length;
   // sums[parameter][value][policy]: per seed and metric, the sum and count of cell values.
   const sums = dimensions.map((d) => d.values.map(() => grid.policies.map(() => ({ sum: new Float64Array(seeds * metrics), count: new Uint32Array(seeds * metrics) }))));
@@ -46,7 +46,7 @@ export function sweepSummaryRows(grid: SweepGrid, cells: readonly CellResult[]):
     const indexes = grid.parameters.length === 0 ? [0] : valueIndexes(grid, cell.index);
     const policy = policyIndex.get(cell.policy)!;
     const seed = seedIndex.get(cell.seed)!;
-    HEADLINE_METRICS.forEach((metric, m) => {
+    SWEEP_METRICS.forEach((metric, m) => {
       const value = metricValue(cell.summary, metric);
       if (Number.isNaN(value)) return;
       indexes.forEach((v, p) => {
@@ -61,7 +61,7 @@ export function sweepSummaryRows(grid: SweepGrid, cells: readonly CellResult[]):
     dimension.values.forEach((value, v) => {
       grid.policies.forEach((policy, q) => {
         const slot = sums[p]![v]![q]!;
-        HEADLINE_METRICS.forEach((metric, m) => {
+        SWEEP_METRICS.forEach((metric, m) => {
           const perSeed: number[] = [];
           for (let s = 0; s < seeds; s++) {
             const count = slot.count[s * metrics + m]!;

@@ -59,6 +59,7 @@ describe('report.html in a browser', () => {
       }
       expect(chart('time-split').marks).toBeGreaterThanOrEqual(2);
       expect(await page.locator('svg[data-chart="time-split"] [data-axis="x"]').textContent()).toMatch(/fifo.*dlrover/);
+      expect(chart('wait-reasons').marks).toBeGreaterThanOrEqual(2);
       expect(chart('autoscale-speed').marks).toBeGreaterThan(0);
       expect(await page.locator('table[data-table="summary"] tr').count()).toBeGreaterThan(5);
       // Every chart is drawn at its size (the SVG parsed and laid out).

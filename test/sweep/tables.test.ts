@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ciHalfWidth, meanOf, round6 } from '../../src/report/interval.js';
 import type { CellResult, CellSummary } from '../../src/sweep/cell-store.js';
 import { allCells, cellParameters, type SweepGrid } from '../../src/sweep/grid.js';
-import { HEADLINE_METRICS } from '../../src/sweep/headline-metrics.js';
+import { SWEEP_METRICS } from '../../src/sweep/sweep-metrics.js';
 import { sweepCsv } from '../../src/sweep/sweep-csv.js';
 import { sweepSummaryCsv, sweepSummaryRows } from '../../src/sweep/sweep-summary.js';
 
@@ -67,7 +67,7 @@ describe('sweep.csv', () => {
     const text = sweepCsv(grid, [...cells].reverse());
     expect(text).toBe(sweepCsv(grid, cells));
     const rows = parse(text, { columns: true }) as Record<string, string>[];
-    expect(Object.keys(rows[0]!)).toEqual(['policy', 'seed', 'cluster.nodes[0].count', 'sim.horizon', ...HEADLINE_METRICS]);
+    expect(Object.keys(rows[0]!)).toEqual(['policy', 'seed', 'cluster.nodes[0].count', 'sim.horizon', ...SWEEP_METRICS]);
     expect(rows).toHaveLength(24);
     expect(rows[4]).toMatchObject({ policy: 'drf', seed: '2', 'cluster.nodes[0].count': '4', 'sim.horizon': '1d', makespanS: String(40 + 5 + 4) });
   });
@@ -76,7 +76,7 @@ describe('sweep.csv', () => {
 describe('sweep summary', () => {
   it('gives per value and policy the mean and 95% CI over seeds of the per-seed mean over the other parameters', () => {
     const rows = sweepSummaryRows(grid, cells);
-    expect(rows).toHaveLength((2 + 2) * 2 * HEADLINE_METRICS.length);
+    expect(rows).toHaveLength((2 + 2) * 2 * SWEEP_METRICS.length);
     const row = rows.find((r) => r.paramPath === 'cluster.nodes[0].count' && r.value === 8 && r.policy === 'drf' && r.metric === 'makespanS')!;
     const perSeed = grid.seeds.map((seed) => (makespanOf(8, '1d', 'drf', seed) + makespanOf(8, '2d', 'drf', seed)) / 2);
     const mean = meanOf(perSeed);

@@ -5,9 +5,11 @@ import { cdfChart } from './cdf-chart.js';
 import { faultChart } from './fault-chart.js';
 import { ganttChart } from './gantt-chart.js';
 import { summaryTable } from './summary-table.js';
+import { sweepCharts, type SweepPoint } from './sweep-chart.js';
 import { colorAt, esc } from './svg.js';
 import { timeChart, type TimeSeries } from './time-chart.js';
 import { timeSplitChart } from './time-split-chart.js';
+import { waitReasonChart } from './wait-reason-chart.js';
 import { timeSpanOf } from './time-span.js';
 
 const STYLE = `
@@ -111,6 +113,12 @@ export function reportHtml(data: ReportData): string {
       timeSplitChart(policies.map((p) => ({ policy: p.policy, gpuH: p.jobs.timeSplitGpuH }))),
     ),
     section(
+      'wait-reasons',
+      'Why jobs waited',
+      'The hours jobs spent queued, by the reason their scheduling policy gave for keeping them waiting (jobs.csv: waitHeadOfLineS, waitNoGpusS, \u2026; see the README\u2019s \u201cWhy did this job wait?\u201d): not-chosen where the policy gave none.',
+      waitReasonChart(policies.map((p) => ({ policy: p.policy, jobH: p.jobs.waitReasonJobH }))),
+    ),
+    section(
       'autoscale',
       'Auto-scaled jobs',
       'Training speed and replicas of the first jobs the auto-scaler made plans for (autoscale.csv, at most 8 drawn per policy).',
@@ -128,5 +136,32 @@ export function reportHtml(data: ReportData): string {
     ),
     `<p class="stamp">${esc(stampOf(data))}</p>`,
   ].join('\n');
-  return `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>dlsim report: ${esc(data.scenario)}</title><style>${STYLE}</style></head><body>\n${body}\n</body></html>\n`;
+  return htmlDocument(`dlsim report: ${data.scenario}`, body);
+}
+
+/** One self-contained page around `body`, with the report's styles. */
+function htmlDocument(title: string, body: string): string {
+  return `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title><style>${STYLE}</style></head><body>\n${body}\n</body></html>\n`;
+}
+
+/** What a sweep's report draws: its name, its stamp (version, scenario, grid) and its aggregates. */
+export interface SweepReport {
+  readonly name: string;
+  readonly stamp: string;
+  readonly points: readonly SweepPoint[];
+}
+
+/** A sweep's report.html: per swept parameter and headline metric, the metric against the value, a line per policy with its 95% intervals. */
+export function sweepReportHtml(report: SweepReport): string {
+  const body = [
+    `<h1>dlsim sweep: ${esc(report.name)}</h1>`,
+    `<p class="stamp" data-stamp>${esc(report.stamp)}</p>`,
+    section(
+      'sweep',
+      'Metrics against each swept parameter',
+      'Per swept parameter, each headline metric\u2019s mean over seeds against the parameter\u2019s value (averaged over the other parameters\u2019 values), a line per policy, with 95% intervals (Student t over seeds) as error bars (sweep-summary.csv).',
+      report.points.length === 0 ? '<p class="note" data-empty="sweep">No cells.</p>' : sweepCharts(report.points),
+    ),
+  ].join('\n');
+  return htmlDocument(`dlsim sweep: ${report.name}`, body);
 }

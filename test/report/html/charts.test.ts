@@ -8,6 +8,10 @@ import { summaryTable } from '../../../src/report/html/summary-table.js';
 import { sweepCharts, type SweepPoint } from '../../../src/report/html/sweep-chart.js';
 import { timeChart } from '../../../src/report/html/time-chart.js';
 import { timeSplitChart } from '../../../src/report/html/time-split-chart.js';
+import { waitReasonChart } from '../../../src/report/html/wait-reason-chart.js';
+import { WAIT_REASONS, type WaitReason } from '../../../src/policies/wait-reason.js';
+
+const noWaits = Object.fromEntries(WAIT_REASONS.map((r) => [r, 0])) as Record<WaitReason, number>;
 import { compareData, policyOf } from './fixtures.js';
 
 /** How many times `pattern` occurs in `text`. */
@@ -105,6 +109,21 @@ describe('charts', () => {
     expect(axisLabels(html)).toContain('cluster.nodes');
   });
 
+  it('wait reasons: a bar per policy, a segment per reason that has time, every reason in the legend', () => {
+    const html = waitReasonChart([
+      { policy: 'fifo', jobH: { ...noWaits, 'head-of-line': 30, 'no-gpus': 10 } },
+      { policy: 'drf', jobH: { ...noWaits, 'not-chosen': 5 } },
+    ]);
+    expect(html).toContain('<svg data-chart="wait-reasons"');
+    expect(count(html, /<rect data-series="head-of-line" data-policy="fifo"/)).toBe(1);
+    expect(count(html, /<rect data-series="no-gpus" data-policy="fifo"/)).toBe(1);
+    expect(count(html, /<rect data-series="[^"]*" data-policy="drf"/)).toBe(1);
+    expect(html).toContain('fifo, head-of-line: 30 job-h (75.0%)');
+    for (const reason of WAIT_REASONS) expect(html).toContain(`>${reason}</text>`);
+    expect(axisLabels(html)).toContain('job-hours queued');
+    expect(waitReasonChart([{ policy: 'fifo', jobH: noWaits }])).toContain('no job waited');
+  });
+
   it('summary table: mean ± interval per policy and the paired ratio to the first', () => {
     const data = compareData();
     const table = summaryTable(data.policies, data.comparison);
@@ -118,7 +137,7 @@ describe('charts', () => {
 
   it('page: every section, no script or network, stamped with version and scenario only, the same bytes for the same data', () => {
     const html = reportHtml(compareData());
-    for (const chart of ['jct-cdf', 'wait-cdf', 'gpu-allocation', 'gpu-utilization', 'pending-queue', 'gantt', 'fault-timeline', 'time-split', 'autoscale-speed', 'autoscale-shape', 'data-workers']) {
+    for (const chart of ['jct-cdf', 'wait-cdf', 'gpu-allocation', 'gpu-utilization', 'pending-queue', 'gantt', 'fault-timeline', 'time-split', 'wait-reasons', 'autoscale-speed', 'autoscale-shape', 'data-workers']) {
       expect(html, chart).toContain(`<svg data-chart="${chart}"`);
     }
     expect(count(html, /<svg /)).toBe(count(html, /<\/svg>/));

@@ -1,4 +1,5 @@
 /** Small report data for chart and page tests, made by hand. */
+import { WAIT_REASONS, type WaitReason } from '../../../src/policies/wait-reason.js';
 import { TIME_SPLIT_PARTS, type PolicyData, type ReportData, type TimeSplitPart, type UsageRow } from '../../../src/report/report-data.js';
 
 /** Usage rows of a run: `bins` bins of 60 s with a ramp of allocated GPUs. */
@@ -19,9 +20,10 @@ export function usageRows(bins: number, totalGpus = 64): UsageRow[] {
 /** A policy's data with a few jobs, faults, a Gantt and an auto-scaled job. */
 export function policyOf(policy: string, scale = 1): PolicyData {
   const split = Object.fromEntries(TIME_SPLIT_PARTS.map((p, i) => [p, (i + 1) * scale])) as Record<TimeSplitPart, number>;
+  const waits = Object.fromEntries(WAIT_REASONS.map((r, i) => [r, i % 2 === 0 ? 0 : i * scale])) as Record<WaitReason, number>;
   return {
     policy,
-    jobs: { jobs: 4, jctS: Float64Array.from([10, 100, 1000, 5000].map((v) => v * scale)), waitS: Float64Array.from([0, 0.5, 30, 600]), timeSplitGpuH: split },
+    jobs: { jobs: 4, jctS: Float64Array.from([10, 100, 1000, 5000].map((v) => v * scale)), waitS: Float64Array.from([0, 0.5, 30, 600]), timeSplitGpuH: split, waitReasonJobH: waits },
     usage: usageRows(100),
     gantt: [
       { jobId: 'a', state: 'queued', fromS: 0, toS: 100 },

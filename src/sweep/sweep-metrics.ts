@@ -1,8 +1,8 @@
 /** The summary metrics a sweep tabulates (sweep.csv's columns after the parameters), as dotted summary paths. */
 import type { CellSummary } from './cell-store.js';
 
-/** Headline metrics, in column order (units: seconds for *S, ratios in [0, 1], counts, GPU-hours). */
-export const HEADLINE_METRICS: readonly string[] = [
+/** The metrics a sweep tabulates, in column order (units: seconds for *S, ratios in [0, 1], counts, GPU-hours). */
+export const SWEEP_METRICS: readonly string[] = [
   'jobs.completed',
   'jobs.failed',
   'jobs.unfinished',
