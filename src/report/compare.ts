@@ -1,3 +1,4 @@
+import { WAIT_REASONS } from '../policies/wait-reason.js';
 import { stringify } from 'csv-stringify/sync';
 import type { JobRecord } from '../metrics/job-record.js';
 import { buildSummary, type RunSummary } from '../metrics/summary.js';
@@ -167,6 +168,7 @@ export function knownMetricNames(): string[] {
     busyGpuS: 0,
     allocatedCpuMilliS: 0,
     faultsByType: {},
+    waitByReasonS: Object.fromEntries(WAIT_REASONS.map((reason) => [reason, 0])),
     events: 0,
   });
   return flattenMetrics(summary).map(([name]) => name);

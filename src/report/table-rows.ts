@@ -68,6 +68,8 @@ export const METRIC_ALIASES: Readonly<Record<string, string>> = {
   slowdown: 'fairness.slowdownMean',
   lost: 'lostGpuHours',
   downtime: 'downtimeGpuHours',
+  // A group: every reason's seconds and share of all queued time.
+  reasons: 'waitByReason',
 };
 
 /** The default table rows. */

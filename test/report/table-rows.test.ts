@@ -12,12 +12,14 @@ describe('--metrics', () => {
     expect(known).toContain('fairness.jainSlowdown');
     expect(known).toContain('priorityClasses.spot.preemptions');
     expect(known.some((name) => name.startsWith('perUser') || name.startsWith('provenance'))).toBe(false);
-    for (const alias of Object.values(METRIC_ALIASES)) expect(known).toContain(alias);
+    for (const alias of Object.values(METRIC_ALIASES)) expect(known.some((name) => name === alias || name.startsWith(`${alias}.`)), alias).toBe(true);
   });
 
   it('takes dotted names, aliases and groups in the order given, each once', () => {
     expect(parse('failed, faults,lostGpuHours,downtimeGpuHours,waiting')).toEqual(['jobs.failed', 'faults.total', 'lostGpuHours', 'downtimeGpuHours', 'waitS.mean']);
     expect(parse('jctS,jct')).toEqual(['jctS.mean', 'jctS.p50', 'jctS.p90', 'jctS.p99']);
+    expect(parse('reasons')).toContain('waitByReason.head-of-line.share');
+    expect(parse('reasons')).toHaveLength(16);
     expect(parse('faults.byType.xid-79,cpuStarvedWaitS.share')).toEqual(['faults.byType.xid-79', 'cpuStarvedWaitS.share']);
   });
 
