@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { checkOutDir } from '../io/destination.js';
 import { readRecord } from '../sweep/cell-store.js';
@@ -38,6 +38,7 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
       ['merged', `${dirs.length} folder${dirs.length === 1 ? '' : 's'} of sweep ${outcome.record.name}`],
       ['cells', `${outcome.found} of ${outcome.cells}${outcome.duplicates > 0 ? ` (${outcome.duplicates} found twice, alike)` : ''}${outcome.missing.length > 0 ? `, ${outcome.missing.length} missing` : ''}`],
       ['sweep.csv', outcome.csvPath],
+      ['report', join(dirname(outcome.csvPath), 'report.html')],
       ['summary', join(out, 'sweep-summary.csv')],
     ], true)}\n`);
   },

@@ -166,6 +166,7 @@ export const sweepCommand: CommandModule<object, SweepArgs> = {
       ['wall time', `${outcome.wallS.toFixed(1)}s (${workers} worker${workers === 1 ? '' : 's'})`],
       ['sweep.csv', outcome.csvPath],
       ['summary', outcome.summaryPath],
+      ['report', join(out, 'report.html')],
     ], true)}\n`);
   },
 };

@@ -23,6 +23,7 @@ describe('dlsim merge', () => {
     expect(ran.stdout).toMatch(/^cells +12 of 12$/m);
     expect(readFileSync(join(merged, 'sweep.csv'), 'utf8')).toBe(readFileSync(join(whole, 'sweep.csv'), 'utf8'));
     expect(readFileSync(join(merged, 'sweep-summary.csv'), 'utf8')).toBe(readFileSync(join(whole, 'sweep-summary.csv'), 'utf8'));
+    expect(readFileSync(join(merged, 'report.html'), 'utf8')).toBe(readFileSync(join(whole, 'report.html'), 'utf8'));
     expect(JSON.parse(readFileSync(join(merged, 'sweep.json'), 'utf8')).shard).toBeNull();
     // The merged folder is a whole sweep: resuming it runs nothing.
     expect(dlsim('sweep', file, '--out', merged, '--resume').stdout).toMatch(/^cells run +0$/m);

@@ -61,6 +61,13 @@ describe('dlsim sweep', () => {
     const record = JSON.parse(readFileSync(join(whole, 'sweep.json'), 'utf8'));
     expect(record).toMatchObject({ format: 'dlsim-sweep/1', cells: 24, shard: null, grid: { policies: ['fifo', 'drf'], seeds: [1, 2, 3] } });
     expect(readFileSync(join(whole, 'sweep-summary.csv'), 'utf8')).toMatch(/^paramPath,value,policy,metric,n,mean,ci95\ncluster\.nodes\[0\]\.count,4,fifo,jobs\.completed,3,/);
+    // The report: the three headline metrics against each of the two parameters, a line per policy.
+    expect(first.stdout).toContain(join(whole, 'report.html'));
+    const report = readFileSync(join(whole, 'report.html'), 'utf8');
+    expect(report.match(/<svg data-chart="sweep"/g)).toHaveLength(6);
+    expect(report).toContain('data-param="faults.scale" data-metric="jctS.mean"');
+    expect(report.match(/<path data-series="drf"/g)).toHaveLength(6);
+    expect(report).toContain('24 of 24 cells');
   });
 
   it('gives a byte-identical sweep.csv and summary with two worker threads', () => {
@@ -69,6 +76,7 @@ describe('dlsim sweep', () => {
     expect(ran.code).toBe(0);
     expect(readFileSync(join(two, 'sweep.csv'), 'utf8')).toBe(readFileSync(join(whole, 'sweep.csv'), 'utf8'));
     expect(readFileSync(join(two, 'sweep-summary.csv'), 'utf8')).toBe(readFileSync(join(whole, 'sweep-summary.csv'), 'utf8'));
+    expect(readFileSync(join(two, 'report.html'), 'utf8')).toBe(readFileSync(join(whole, 'report.html'), 'utf8'));
   });
 
   it('refuses a folder holding cells without --resume, and another sweep\'s cells even with it', () => {
