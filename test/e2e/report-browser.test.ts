@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { dlsim } from '../cli-run.js';
+import { dlsim, ROOT } from '../cli-run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -76,4 +76,41 @@ describe('report.html in a browser', () => {
       await browser.close();
     }
   }, 120_000);
+
+  // npm start's own comparison (its command read from package.json, into a scratch folder): the
+  // report a fresh clone ends with. DLSIM_SCREENSHOT=docs/report.png saves the README's screenshot of it.
+  it.skipIf(!haveChromium)('loads the report npm start writes, every policy in every chart, with no error', async () => {
+    const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const args = /^node dist\/cli\/main\.js (.*) --out results\/latest && echo results\/latest\/report\.html$/.exec(start)?.[1]?.split(' ');
+    if (args === undefined) throw new Error(`npm start is no longer "node dist/cli/main.js … --out results/latest && echo …": ${start}`);
+    const out = join(mkdtempSync(join(tmpdir(), 'dlsim-browser-')), 'latest');
+    const run = dlsim(...args, '--out', out);
+    expect(run.code, run.stderr).toBe(0);
+    const policies = args[args.indexOf('--policies') + 1]!.split(',');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      await page.goto(pathToFileURL(join(out, 'report.html')).href, { waitUntil: 'load' });
+      const legends = await page.$$eval('svg[data-chart="jct-cdf"] .legend, svg[data-chart="gpu-allocation"] .legend', (nodes) => nodes.map((n) => n.textContent ?? ''));
+      expect(legends).toHaveLength(2);
+      for (const legend of legends) for (const policy of policies) expect(legend).toContain(policy);
+      for (const chart of ['time-split', 'wait-reasons']) {
+        const bars = await page.$$eval(`svg[data-chart="${chart}"] rect[data-policy]`, (rects) => [...new Set(rects.map((r) => r.getAttribute('data-policy')))]);
+        expect(bars.sort(), chart).toEqual([...policies].sort());
+      }
+      expect(await page.locator('svg[data-chart="gantt"]').count()).toBe(policies.length);
+      expect(problems).toEqual([]);
+      const shot = process.env.DLSIM_SCREENSHOT ?? join(out, 'report.png');
+      await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1100, height: 2864 } });
+      expect(statSync(shot).size).toBeGreaterThan(10_000);
+      console.log(`npm start's report screenshot: ${shot}`);
+    } finally {
+      await browser.close();
+    }
+  }, 240_000);
 });
