@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type Document, type LineCounter, isAlias, isMap, isScalar, isSeq } from 'yaml';
+import { type Document, LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import type { YamlPath } from './yaml-errors.js';
 
@@ -12,6 +12,30 @@ export function readYamlText(file: string, what: string): string {
     if (code === 'ENOENT') throw new ConfigError(file, 'no such file');
     if (code === 'EISDIR') throw new ConfigError(file, `is a directory, not a ${what}`);
     throw new ConfigError(file, `cannot read the file (${code ?? String(error)})`);
+  }
+}
+
+/** A YAML file parsed: the document, its line counter and its plain value. */
+export interface ParsedYaml {
+  readonly document: Document;
+  readonly lineCounter: LineCounter;
+  readonly raw: unknown;
+}
+
+/**
+ * Parses a YAML file's text; a syntax problem (an error, or a warning such as an unknown tag or an
+ * unsupported YAML version: as much a problem) is a ConfigError naming the file and line, and a
+ * document whose value cannot be built (an alias to nothing) one naming the file.
+ */
+export function parseYamlFile(file: string, text: string): ParsedYaml {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, logLevel: 'silent', uniqueKeys: true });
+  const syntaxError = document.errors[0] ?? document.warnings[0];
+  if (syntaxError) throw new ConfigError(`${file}:${lineCounter.linePos(syntaxError.pos[0]).line}`, firstLine(syntaxError.message));
+  try {
+    return { document, lineCounter, raw: document.toJS() };
+  } catch (error) {
+    throw new ConfigError(file, firstLine(error instanceof Error ? error.message : String(error)));
   }
 }
 

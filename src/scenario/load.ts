@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
 import { RandomStreams } from '../engine/random.js';
 import { ConfigError } from '../errors.js';
 import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
@@ -27,7 +26,7 @@ import { applySet, assignmentPath, setOption } from './overrides.js';
 import { type MachineSample, sampledMachines, sampleSize, scaledMachines } from './cluster-from.js';
 import { drawnPreprocessing, inWindow, retimedArrivals, scaledProblem, scaledTraceJob, type TraceWindow } from './trace-jobs.js';
 import { type YamlPath, firstIssue, formatYamlPath, yamlErrorMap } from '../io/yaml-errors.js';
-import { firstLine, lineOf, protoKeyPath, readYamlText, recursivePath } from '../io/yaml-file.js';
+import { lineOf, parseYamlFile, protoKeyPath, readYamlText, recursivePath } from '../io/yaml-file.js';
 import {
   type ElasticJobEntryDoc,
   type FaultsDoc,
@@ -78,20 +77,9 @@ const DEFAULT_PS_SPEED = { t0: 0.1, t1: 0.02, t2: 0.002, t3: 0.005 } as const;
  */
 export async function loadScenario(file: string, options: LoadScenarioOptions): Promise<Scenario> {
   const text = readYamlText(file, 'scenario file');
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, logLevel: 'silent' });
-  // A warning (an unknown tag, an unsupported YAML version) is as much a problem as an error.
-  const syntaxError = document.errors[0] ?? document.warnings[0];
-  if (syntaxError) {
-    const line = lineCounter.linePos(syntaxError.pos[0]).line;
-    throw new ConfigError(`${file}:${line}`, firstLine(syntaxError.message));
-  }
-  let raw: unknown;
-  try {
-    raw = document.toJS();
-  } catch (error) {
-    throw new ConfigError(file, firstLine(error instanceof Error ? error.message : String(error)));
-  }
+  const parsed = parseYamlFile(file, text);
+  const { document, lineCounter } = parsed;
+  let raw = parsed.raw;
   const recursive = recursivePath(raw);
   if (recursive) {
     const line = lineOf(document, lineCounter, recursive);

@@ -1,5 +1,5 @@
 import type { JobRuntime } from './job-runtime.js';
-import { watchJob } from './watch-job.js';
+import { InstantChanges } from './instant-changes.js';
 
 /** A job's shape and speed from `timeS` on (a row of autoscale.csv). */
 export interface AutoscaleRow {
@@ -32,7 +32,7 @@ interface Followed {
  */
 export class AutoscaleRecorder {
   private readonly followed = new Map<string, Followed>();
-  private readonly changed: Followed[] = [];
+  private readonly changes = new InstantChanges<Followed>();
   private readonly rows: AutoscaleRow[] = [];
 
   constructor(private readonly max: number = MAX_AUTOSCALED_JOBS) {}
@@ -43,20 +43,12 @@ export class AutoscaleRecorder {
     const entry: Followed = { job, workers: -1, ps: -1, stepsPerS: -1, marked: false };
     this.followed.set(job.spec.id, entry);
     this.look(entry, nowS);
-    watchJob(job, () => {
-      if (entry.marked) return;
-      entry.marked = true;
-      this.changed.push(entry);
-    });
+    this.changes.follow(entry);
   }
 
   /** Looks at the followed jobs that changed in the instant now ending, at `nowS`. */
   endOfInstant(nowS: number): void {
-    for (const entry of this.changed) {
-      entry.marked = false;
-      this.look(entry, nowS);
-    }
-    this.changed.length = 0;
+    this.changes.drain((entry) => this.look(entry, nowS));
   }
 
   /** The rows so far, in time order. */

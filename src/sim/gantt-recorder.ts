@@ -1,6 +1,6 @@
 import type { PauseKind, PauseStep } from '../model/pause.js';
 import type { JobRuntime } from './job-runtime.js';
-import { watchJob } from './watch-job.js';
+import { InstantChanges } from './instant-changes.js';
 
 /**
  * What a job is doing, as gantt.csv names it: queued; running at full size, running scaled down
@@ -78,7 +78,7 @@ interface Followed {
  */
 export class GanttRecorder {
   private readonly followed: Followed[] = [];
-  private readonly changed: Followed[] = [];
+  private readonly changes = new InstantChanges<Followed>();
 
   constructor(jobs: readonly JobRuntime[], max: number = MAX_GANTT_JOBS) {
     for (const index of ganttSample(
@@ -87,21 +87,13 @@ export class GanttRecorder {
     )) {
       const entry: Followed = { job: jobs[index]!, rows: [], state: null, fromS: 0, pauseSteps: [], pauseStartS: 0, marked: false };
       this.followed.push(entry);
-      watchJob(entry.job, () => {
-        if (entry.marked) return;
-        entry.marked = true;
-        this.changed.push(entry);
-      });
+      this.changes.follow(entry);
     }
   }
 
   /** Looks at the followed jobs that changed in the instant now ending, at `nowS`. */
   endOfInstant(nowS: number): void {
-    for (const entry of this.changed) {
-      entry.marked = false;
-      this.look(entry, nowS);
-    }
-    this.changed.length = 0;
+    this.changes.drain((entry) => this.look(entry, nowS));
   }
 
   /** Closes every open interval at the run's end `endS` and returns the rows, job by job in job order, each in time order. */

@@ -1,10 +1,10 @@
 /** The sweep file (SWEEP.yaml): read, validated with zod, each problem located by file, line and YAML path. */
 import { dirname, isAbsolute, join } from 'node:path';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { firstIssue, says, yamlErrorMap, type YamlPath } from '../io/yaml-errors.js';
-import { firstLine, lineOf, protoKeyPath, readYamlText, recursivePath } from '../io/yaml-file.js';
+import { lineOf, parseYamlFile, protoKeyPath, readYamlText, recursivePath } from '../io/yaml-file.js';
 import { parameterValuesSchema, type ParameterValues } from './parameter-values.js';
 
 const seedSchema = z.int(says('expected a non-negative integer')).min(0, says('expected a non-negative integer'));
@@ -74,17 +74,8 @@ function locator(file: string, document: Document, lineCounter: LineCounter): (p
 /** Reads and validates a sweep file; every problem is a one-line ConfigError naming the file, line and YAML path. */
 export function readSweepFile(file: string): SweepFile {
   const text = readYamlText(file, 'sweep file');
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, logLevel: 'silent', uniqueKeys: true });
-  const syntaxError = document.errors[0] ?? document.warnings[0];
-  if (syntaxError) throw new ConfigError(`${file}:${lineCounter.linePos(syntaxError.pos[0]).line}`, firstLine(syntaxError.message));
+  const { document, lineCounter, raw } = parseYamlFile(file, text);
   const locate = locator(file, document, lineCounter);
-  let raw: unknown;
-  try {
-    raw = document.toJS();
-  } catch (error) {
-    throw new ConfigError(file, firstLine(error instanceof Error ? error.message : String(error)));
-  }
   const recursive = recursivePath(raw);
   if (recursive) throw new ConfigError(locate(recursive), 'a recursive alias (an anchor used inside itself)');
   const proto = protoKeyPath(raw);
