@@ -20,17 +20,20 @@ function gpuOnly(demand: ReplicaDemand): ReplicaDemand {
  * types fall short in total, `fragmented` when no node holds one of its replicas' GPUs, `gang`
  * when some but not all of its replicas' GPUs can be placed together, else `cpu-memory` (also for
  * a gang without GPU replicas). Leaves the scratch as it found it. Costs the nodes with free GPUs
- * it visits (it stops once it knows), plus one placement of the gang's GPUs for a gang of several.
+ * it visits (it stops once it knows), plus one placement of the gang's GPUs for a gang of replicas
+ * asking for different GPUs.
  */
 export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementPolicy, request: PlacementRequest): CapacityReason {
   let gpuReplicas = 0;
   let wholeGpus = 0;
   let shareMilli = 0;
   let example: ReplicaDemand | null = null;
+  let identical = true;
   for (const { demand } of request.replicas) {
     if (demand.gpus === 0) continue;
     gpuReplicas++;
     example ??= demand;
+    if (demand !== example && !sameGpus(demand, example)) identical = false;
     if (demand.gpuMilli >= GPU_MILLI) wholeGpus += demand.gpus;
     else shareMilli += demand.gpuMilli;
   }
@@ -40,16 +43,21 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
   // Free GPUs of the allowed types, counted until they cover the need.
   if (request.gpuTypes.length === 0 && shareMilli === 0) {
     if (scratch.freeWholeGpusTotal < wholeGpus) return 'no-gpus';
+  } else if (shareMilli === 0) {
+    // Whole GPUs of the allowed models: only nodes with a whole GPU free count.
+    let freeWhole = 0;
+    scratch.forEachWithFree(groups, GPU_MILLI, 0, (i) => (freeWhole += scratch.freeWholeGpus(i)) >= wholeGpus);
+    if (freeWhole < wholeGpus) return 'no-gpus';
   } else {
+    const needMilli = wholeGpus * GPU_MILLI + shareMilli;
     let freeWhole = 0;
     let freeMilli = 0;
     scratch.forEachWithFree(groups, 1, 0, (i) => {
-      const free = scratch.free(i);
-      freeWhole += free.wholeGpus;
-      for (const milli of free.gpuFreeMilli) freeMilli += milli;
-      return freeWhole >= wholeGpus && freeMilli >= wholeGpus * GPU_MILLI + shareMilli;
+      freeWhole += scratch.freeWholeGpus(i);
+      freeMilli += scratch.freeGpuMilli(i);
+      return freeWhole >= wholeGpus && freeMilli >= needMilli;
     });
-    if (freeWhole < wholeGpus || freeMilli < wholeGpus * GPU_MILLI + shareMilli) return 'no-gpus';
+    if (freeWhole < wholeGpus || freeMilli < needMilli) return 'no-gpus';
   }
   // Nodes that hold a replica's GPUs, each counted alone (the first GPU replica's shape stands for the others).
   const only = gpuOnly(example);
@@ -59,8 +67,15 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
     return slots >= gpuReplicas;
   });
   if (slots === 0) return 'fragmented';
-  if (gpuReplicas === 1) return 'cpu-memory';
+  // Replicas asking for the same GPUs fit together exactly when the nodes' counts add up to them
+  // (each node takes as many as it holds): only a gang of mixed GPU shapes needs a placement.
+  if (identical) return slots >= gpuReplicas ? 'cpu-memory' : 'gang';
   return diagnoseByPlacement(scratch, placement, request, gpuReplicas);
+}
+
+/** True when two demands ask for the same GPUs (count and share). */
+function sameGpus(a: ReplicaDemand, b: ReplicaDemand): boolean {
+  return a.gpus === b.gpus && a.gpuMilli === b.gpuMilli;
 }
 
 /** The gang's GPUs placed together (then taken back): `gang` when they do not fit, else `cpu-memory`. */

@@ -43,6 +43,12 @@ describe('why a gang that does not fit waits', () => {
     expect(diagnose(gang(2, gpuDemand(3)))).toBe('gang');
   });
 
+  it('a gang of mixed GPU shapes is placed to tell gang from cpu-memory', () => {
+    const mixed = (...demands: ReplicaDemand[]): PlacementRequest => ({ jobId: 'j', jobKind: 'batch', gpuTypes: [], replicas: demands.map((demand) => ({ role: 'worker' as const, demand })) });
+    expect(diagnose(mixed(gpuDemand(3), gpuDemand(3), gpuDemand(1)))).toBe('gang');
+    expect(diagnose(mixed(gpuDemand(3), gpuDemand(2, 95_000)))).toBe('cpu-memory');
+  });
+
   it('cpu-memory: the GPUs fit, their CPU does not', () => {
     expect(diagnose(gang(1, gpuDemand(1, 200_000)))).toBe('cpu-memory');
     expect(diagnose(gang(3, gpuDemand(2, 95_000)))).toBe('cpu-memory');
