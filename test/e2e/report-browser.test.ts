@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { dlsim, ROOT } from '../cli-run.js';
 
@@ -17,6 +17,21 @@ interface ChartSeen {
   readonly legend: string;
 }
 
+/** Opens a report in a new page, collecting console errors and warnings, page errors, failed requests and every request. */
+async function openReport(browser: Browser, file: string): Promise<{ page: Page; problems: string[]; requests: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  page.on('request', (request) => requests.push(request.url()));
+  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  return { page, problems, requests };
+}
+
 describe('report.html in a browser', () => {
   it.skipIf(!haveChromium)('loads without errors and shows every chart with its series', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'dlsim-browser-')), 'cmp');
@@ -24,16 +39,7 @@ describe('report.html in a browser', () => {
     expect(run.code, run.stderr).toBe(0);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
     try {
-      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
-      const requests: string[] = [];
-      page.on('request', (request) => requests.push(request.url()));
-      await page.goto(pathToFileURL(join(out, 'report.html')).href, { waitUntil: 'load' });
+      const { page, problems, requests } = await openReport(browser, join(out, 'report.html'));
 
       const charts = await page.$$eval('svg[data-chart]', (svgs) =>
         svgs.map((svg) => ({
@@ -89,13 +95,7 @@ describe('report.html in a browser', () => {
     const policies = args[args.indexOf('--policies') + 1]!.split(',');
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
     try {
-      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      await page.goto(pathToFileURL(join(out, 'report.html')).href, { waitUntil: 'load' });
+      const { page, problems, requests } = await openReport(browser, join(out, 'report.html'));
       const legends = await page.$$eval('svg[data-chart="jct-cdf"] .legend, svg[data-chart="gpu-allocation"] .legend', (nodes) => nodes.map((n) => n.textContent ?? ''));
       expect(legends).toHaveLength(2);
       for (const legend of legends) for (const policy of policies) expect(legend).toContain(policy);
@@ -104,6 +104,7 @@ describe('report.html in a browser', () => {
         expect(bars.sort(), chart).toEqual([...policies].sort());
       }
       expect(await page.locator('svg[data-chart="gantt"]').count()).toBe(policies.length);
+      expect(requests.filter((url) => !url.startsWith('file:'))).toEqual([]);
       expect(problems).toEqual([]);
       const shot = process.env.DLSIM_SCREENSHOT ?? join(out, 'report.png');
       await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1100, height: 2864 } });
