@@ -3,7 +3,8 @@ import { CapacityScratch } from '../../src/model/capacity.js';
 import { ClusterState } from '../../src/model/cluster-state.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { policyEntry, policyIds } from '../../src/policies/registry.js';
-import type { JobView, OracleJobView, SchedulingContext, SchedulingPolicy } from '../../src/policies/types.js';
+import { placementRequestOf, type JobView, type OracleJobView, type SchedulingContext, type SchedulingPolicy, type WaitExplainer } from '../../src/policies/types.js';
+import { diagnoseUnplaced } from '../../src/policies/wait-diagnosis.js';
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { batchJob, gpuCluster, TEST_HANDLE, NO_CHANGES } from '../helpers.js';
 
@@ -98,6 +99,35 @@ describe.each(policyIds('scheduling'))('scheduling policy %s (contract)', (name)
     if (policy.oracle !== true) return;
     // An oracle does need the truth: hiding it breaks the policy.
     expect(() => create().schedule(contractCase(guarded(false)).context)).toThrow("read the job's truth");
+  });
+
+  it('gives wait reasons only for queued jobs it does not start, and decides the same with or without a place to give them', () => {
+    const { context, queued } = contractCase();
+    const queuedIds = new Set(queued.map((j) => j.request.id));
+    const named: string[] = [];
+    const why: WaitExplainer<OracleJobView> = {
+      job: (job, reason) => void named.push(`${job.request.id}:${reason}`),
+      unplaced: (job, scratch, request) => {
+        const reason = diagnoseUnplaced(scratch, context.placement, request ?? placementRequestOf(job.request));
+        named.push(`${job.request.id}:${reason}`);
+        return reason;
+      },
+      diagnose: (scratch, request) => diagnoseUnplaced(scratch, context.placement, request),
+      others: () => undefined,
+      joinGroup: (job) => void named.push(`${job.request.id}:group`),
+      group: () => undefined,
+    };
+    const actions = create().schedule({ ...context, why });
+    expect(JSON.stringify(actions)).toBe(JSON.stringify(create().schedule(contractCase().context)));
+    const started = new Set(actions.flatMap((a) => (a.kind === 'start' ? [a.jobId] : [])));
+    for (const entry of named) {
+      const [id, reason] = entry.split(':') as [string, string];
+      expect(queuedIds.has(id), entry).toBe(true);
+      // A job joins its group as it is taken in, before the policy knows whether it starts.
+      if (reason !== 'group') expect(started.has(id), entry).toBe(false);
+    }
+    // The case does block fifo: after q1 and q2 start, 2 GPUs are left for q3's 8.
+    if (name === 'fifo') expect(named).toEqual(['q3:no-gpus']);
   });
 
   it('never mutates its view', () => {
