@@ -103,5 +103,5 @@ export function readReportFolder(dir: string): ReportData {
   const source = folderSource(dir);
   if (existsSync(join(dir, 'comparison.json'))) return compareReportData(source, dir);
   if (existsSync(join(dir, 'jobs.csv'))) return runReportData(source, dir);
-  throw new ConfigError(dir, 'neither a run folder (jobs.csv, summary.json from dlsim run --out) nor a compare folder (comparison.json, runs/ from dlsim compare --out)');
+  throw new ConfigError(dir, 'neither a run folder (jobs.csv, summary.json from dlsim run --out), a compare folder (comparison.json, runs/ from dlsim compare --out) nor a sweep folder (sweep.json from dlsim sweep)');
 }

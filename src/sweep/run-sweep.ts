@@ -61,10 +61,14 @@ export function writeTables(dir: string, record: SweepRecord, results: readonly 
   const rows = sweepSummaryRows(grid, results);
   writeFilesAtomic(dir, [
     ['sweep-summary.csv', sweepSummaryCsv(rows)],
-    // The report charts the headline metrics of a comparison; sweep-summary.csv has them all.
-    ['report.html', sweepReportHtml({ name: record.name, stamp: sweepStamp(record, results.length), points: rows.filter((r) => HEADLINE_METRICS.includes(r.metric)).map(pointOf) })],
+    ['report.html', sweepReport(record, rows, results.length)],
     ['sweep.csv', sweepCsv(grid, results)],
   ]);
+}
+
+/** A sweep's report.html from its aggregate rows: the headline metrics of a comparison (sweep-summary.csv has them all) against each parameter. */
+export function sweepReport(record: SweepRecord, rows: readonly SweepSummaryRow[], cells: number): string {
+  return sweepReportHtml({ name: record.name, stamp: sweepStamp(record, cells), points: rows.filter((r) => HEADLINE_METRICS.includes(r.metric)).map(pointOf) });
 }
 
 /** The sweep report's stamp: version, scenario, policies, seeds, parameters and cells (never the wall clock). */

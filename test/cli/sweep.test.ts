@@ -77,6 +77,13 @@ describe('dlsim sweep', () => {
     expect(readFileSync(join(two, 'sweep.csv'), 'utf8')).toBe(readFileSync(join(whole, 'sweep.csv'), 'utf8'));
     expect(readFileSync(join(two, 'sweep-summary.csv'), 'utf8')).toBe(readFileSync(join(whole, 'sweep-summary.csv'), 'utf8'));
     expect(readFileSync(join(two, 'report.html'), 'utf8')).toBe(readFileSync(join(whole, 'report.html'), 'utf8'));
+    // dlsim report draws it again from the folder, byte for byte.
+    const drawn = readFileSync(join(two, 'report.html'), 'utf8');
+    rmSync(join(two, 'report.html'));
+    const report = dlsim('report', two);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout.trim()).toBe(join(two, 'report.html'));
+    expect(readFileSync(join(two, 'report.html'), 'utf8')).toBe(drawn);
   });
 
   it('refuses a folder holding cells without --resume, and another sweep\'s cells even with it', () => {

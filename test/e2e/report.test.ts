@@ -15,7 +15,7 @@ function expectOneLineError(run: ReturnType<typeof dlsim>, message: RegExp): voi
 describe('dlsim report', () => {
   it('refuses a folder that is missing, or holds no run or comparison, or a broken jobs.csv, in one line', () => {
     expectOneLineError(dlsim('report', join(tmpdir(), 'dlsim-no-such-folder-xyz')), /no such folder/);
-    expectOneLineError(dlsim('report', folderWith({ 'notes.txt': 'hi' })), /neither a run folder .* nor a compare folder/);
+    expectOneLineError(dlsim('report', folderWith({ 'notes.txt': 'hi' })), /neither a run folder .*, a compare folder .* nor a sweep folder/);
     const broken = folderWith({ 'jobs.csv': 'id,state,jctS\na,completed,soon\n' });
     expectOneLineError(dlsim('report', broken), /jobs\.csv: the header lacks/);
     const badJson = folderWith({ 'comparison.json': '{"policies": [' });
