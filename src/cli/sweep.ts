@@ -11,7 +11,7 @@ import { planSweep, sweepName, type SweepPlan } from '../sweep/plan.js';
 import type { CellWatcher } from '../sweep/run-cells.js';
 import { runSweep, type SweepOutcome } from '../sweep/run-sweep.js';
 import { MAX_SHARDS, parseShard, shardText, type Shard } from '../sweep/shard.js';
-import { dlsimVersion } from '../sweep/version.js';
+import { dlsimVersion } from '../report/version.js';
 import { oneValueOption, wholeNumberOption } from './options.js';
 import { createProgress, type Progress, type RunProgress } from './progress.js';
 import { defaultWorkers } from './run-many.js';

@@ -101,6 +101,13 @@ export function flattenMetrics(summary: RunSummary): [string, number][] {
   return out;
 }
 
+/** A value of a summary by dotted metric name, as flattenMetrics names it (null when absent or not a number). */
+export function summaryValue(summary: object | null, metric: string): number | null {
+  let value: unknown = summary;
+  for (const key of metric.split('.')) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'number' ? value : null;
+}
+
 /** Aggregates runs into per-policy statistics; `policies` gives the order (the first is the baseline). */
 export function buildComparison(scenario: string, policies: readonly string[], allRuns: readonly ComparisonRun[]): Comparison {
   const runs = withEveryFaultType(allRuns);

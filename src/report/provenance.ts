@@ -1,5 +1,6 @@
 /** How a summary or a comparison was made: dlsim's version, the scenario file and its hash, the policies, the overrides and the seeds. */
 import { createHash } from 'node:crypto';
+import { dlsimVersion } from './version.js';
 import { readFileSync } from 'node:fs';
 import type { PolicyChoice, Scenario } from '../scenario/scenario.js';
 import { stackOf } from '../sim/policy-host.js';
@@ -38,17 +39,14 @@ export interface ComparisonProvenance extends CommonProvenance {
   readonly policyStacks: Readonly<Record<string, PolicyStackProvenance>>;
 }
 
-let version: string | undefined;
-
-/** dlsim's version, read once from its package.json. */
-export function dlsimVersion(): string {
-  version ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  return version;
+/** SHA-256 of bytes (or text, as UTF-8), hex. */
+export function sha256(bytes: string | Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 /** SHA-256 of a file's bytes, hex. */
 export function sha256OfFile(file: string): string {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
+  return sha256(readFileSync(file));
 }
 
 /** The effective policy stack of a loaded scenario (its `policy` preset with its `policies:` and `recovery:`). */

@@ -8,8 +8,9 @@ import { RunHistory } from '../sim/history.js';
 import { checkParameters } from './check-parameters.js';
 import { cellCount, checkGridSize, resolveSeeds, type SweepGrid } from './grid.js';
 import { readSweepFile, type SweepFile } from './sweep-file.js';
-import { sha256, SWEEP_RECORD_FORMAT, type FileStamp, type SweepRecord } from './sweep-record.js';
-import { dlsimVersion } from './version.js';
+import { sha256 } from '../report/provenance.js';
+import { SWEEP_RECORD_FORMAT, type FileStamp, type SweepRecord } from './sweep-record.js';
+import { dlsimVersion } from '../report/version.js';
 
 /** Everything a sweep run needs besides its options. */
 export interface SweepPlan {

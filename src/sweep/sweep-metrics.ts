@@ -1,4 +1,5 @@
 /** The summary metrics a sweep tabulates (sweep.csv's columns after the parameters), as dotted summary paths. */
+import { summaryValue } from '../report/compare.js';
 import type { CellSummary } from './cell-store.js';
 
 /** The metrics a sweep tabulates, in column order (units: seconds for *S, ratios in [0, 1], counts, GPU-hours). */
@@ -29,7 +30,5 @@ export const SWEEP_METRICS: readonly string[] = [
 
 /** The number at a dotted path of a summary; NaN when the path holds no number (a summary of another dlsim). */
 export function metricValue(summary: CellSummary, metric: string): number {
-  let value: unknown = summary;
-  for (const key of metric.split('.')) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
-  return typeof value === 'number' ? value : Number.NaN;
+  return summaryValue(summary, metric) ?? Number.NaN;
 }

@@ -1,5 +1,4 @@
 /** sweep.json: what a sweep folder's cells were made from (grid, input hashes, dlsim version, shard), and whether two folders are of one sweep. */
-import { createHash } from 'node:crypto';
 import type { SweepGrid } from './grid.js';
 import type { Shard } from './shard.js';
 
@@ -27,11 +26,6 @@ export interface SweepRecord {
   readonly cells: number;
   /** The shard this folder holds, or null for the whole grid. */
   readonly shard: Shard | null;
-}
-
-/** SHA-256 of bytes, in hex. */
-export function sha256(bytes: string | Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }
 
 /**

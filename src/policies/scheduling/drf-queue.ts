@@ -238,9 +238,10 @@ export class DrfQueue {
       }
       if (queued !== null) {
         const { shape, job } = queued;
-        const tasks = placement.place(scratch, minimumRequest(job.request));
+        const request = minimumRequest(job.request);
+        const tasks = placement.place(scratch, request);
         if (tasks === null) {
-          setup.why?.unplaced(job, scratch, minimumRequest(job.request));
+          setup.why?.unplaced(job, scratch, request);
           if (shape.gangKey !== null) {
             failedKeys.add(shape.gangKey);
             kill(shape);

@@ -32,10 +32,11 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
       let scratch: CapacityScratch | null = null;
       for (const job of context.queuedInOrder()) {
         scratch ??= context.scratch();
-        const tasks = context.placement.place(scratch, placementRequestOf(job.request));
+        const request = placementRequestOf(job.request);
+        const tasks = context.placement.place(scratch, request);
         if (tasks === null) {
           // Every job behind the head waits for it.
-          context.why?.unplaced(job, scratch);
+          context.why?.unplaced(job, scratch, request);
           context.why?.others('head-of-line', job);
           break;
         }

@@ -3,7 +3,7 @@ import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import { sameDemand, type JobRequest } from '../../model/job-spec.js';
 import { nodeAllows } from '../placement/node-filter.js';
-import { placementRequestOf, type JobView, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
+import { placementRequestOf, type JobView, type PlacementRequest, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
 interface ShapeClass<V extends JobView> {
@@ -93,7 +93,8 @@ export class ShapeQueue<V extends JobView> {
       cursor = walkKey;
       const jobKey = shape.nextKey!;
       const job = shape.jobs.get(jobKey)!;
-      const tasks = context.placement.place(scratch, placementRequestOf(job.request));
+      const request = placementRequestOf(job.request);
+      const tasks = context.placement.place(scratch, request);
       this.walk.delete(walkKey);
       shape.walkKey = null;
       shape.nextKey = null;
@@ -105,12 +106,12 @@ export class ShapeQueue<V extends JobView> {
         // Capacity changed: sleeping classes resume at their first job after this one.
         for (const other of sleeping.splice(0)) this.enterAfter(other, jobKey);
       } else if (shape.identical && complete) {
-        this.explainFailure(shape, scratch, job);
+        this.explainFailure(shape, scratch, request);
         shape.dead = true;
         this.deadClasses.add(shape);
         moved.delete(shape);
       } else {
-        this.explainFailure(shape, scratch, job);
+        this.explainFailure(shape, scratch, request);
         sleeping.push(shape);
         moved.add(shape);
       }
@@ -122,10 +123,10 @@ export class ShapeQueue<V extends JobView> {
     return actions;
   }
 
-  /** The class's jobs wait for why its job `failed` did not fit the scratch. */
-  private explainFailure(shape: ShapeClass<V>, scratch: CapacityScratch, failed: V): void {
+  /** The class's jobs wait for why its gang `failed` did not fit the scratch. */
+  private explainFailure(shape: ShapeClass<V>, scratch: CapacityScratch, failed: PlacementRequest): void {
     if (this.why === undefined) return;
-    this.why.group(shape.group, this.why.diagnose(scratch, placementRequestOf(failed.request)));
+    this.why.group(shape.group, this.why.diagnose(scratch, failed));
   }
 
   /** Puts a class in the walk at its first job after `afterKey` (from its start when undefined), if any. */

@@ -1,3 +1,4 @@
+import { summaryValue } from '../compare.js';
 import { metricCell } from '../report-folder.js';
 import type { ComparisonData, PolicyData } from '../report-data.js';
 import { esc, shortNumber } from './svg.js';
@@ -25,13 +26,6 @@ export const SUMMARY_ROWS: readonly (readonly [metric: string, label: string])[]
   ['downtimeGpuHours', 'downtime GPU-hours'],
   ['cpuStarvedWaitS.mean', 'CPU-starved wait mean (s)'],
 ];
-
-/** A value of a summary.json by dotted path (null when absent or not a number). */
-export function summaryValue(summary: Readonly<Record<string, unknown>> | null, metric: string): number | null {
-  let value: unknown = summary;
-  for (const key of metric.split('.')) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
-  return typeof value === 'number' ? value : null;
-}
 
 /** A cell's text: the mean, ± its 95% half-width when there is one. */
 function cellText(mean: number, ci95: number | null): string {
