@@ -265,7 +265,7 @@ export class FaultHandler {
     this.control.refreshRate(job);
     this.logFault('job-hang', occurrence, job.spec.id, 'training stalls until the watchdog fires');
     const timeoutS = Math.min(this.scenario.faults!.hangTimeoutS, this.recovery.hangTimeoutS ?? Infinity);
-    this.engine.scheduleAt(this.engine.nowS + timeoutS, { kind: 'job-hang-timeout', jobId: job.spec.id, hang: job.hangs });
+    this.engine.scheduleAt(this.engine.nowS + timeoutS, { kind: 'job-hang-timeout', job, hang: job.hangs });
   }
 
   /**
@@ -335,7 +335,7 @@ export class FaultHandler {
         return this.fail(job, faultType, plan.why);
       case 'resubmit':
         this.control.stopForResubmission(job);
-        this.engine.scheduleAt(this.engine.nowS + plan.detectS, { kind: 'job-resubmit', jobId: job.spec.id, rescheduleS: plan.rescheduleS });
+        this.engine.scheduleAt(this.engine.nowS + plan.detectS, { kind: 'job-resubmit', job, rescheduleS: plan.rescheduleS });
         return;
       case 'requeue':
         this.cleanUp(job, plan);

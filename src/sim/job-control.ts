@@ -52,8 +52,8 @@ export class JobControl {
   checkpointCosts: CheckpointCosts | undefined = undefined;
   private readonly jobsById = new Map<string, JobRuntime>();
   private starts = 0;
-  private readonly queue = new OrderedList<JobRuntime>();
-  private readonly runningList = new OrderedList<JobRuntime>();
+  private readonly queue = new OrderedList<JobRuntime>({ get: (job) => job.queueLink, set: (job, link) => void (job.queueLink = link) });
+  private readonly runningList = new OrderedList<JobRuntime>({ get: (job) => job.runningLink, set: (job, link) => void (job.runningLink = link) });
   private ended = 0;
   private changed = false;
   /** Auxiliary tasks taken back since the owners were last told (see takeEvictions). */
@@ -491,7 +491,7 @@ export class JobControl {
     job.pauseForRecovery = forRecovery;
     job.pauseStartS = this.engine.nowS;
     this.refreshRate(job);
-    this.engine.scheduleAt(this.engine.nowS + pauseS, { kind: 'job-resume', jobId: job.spec.id, pause: job.pauses });
+    this.engine.scheduleAt(this.engine.nowS + pauseS, { kind: 'job-resume', job, pause: job.pauses });
     return pauseS;
   }
 
@@ -555,15 +555,15 @@ export class JobControl {
     }
     const finishS = job.finishTimeS();
     if (Number.isFinite(finishS)) {
-      this.engine.scheduleAt(finishS, { kind: 'job-finish', jobId: job.spec.id, epoch: job.epoch });
+      this.engine.scheduleAt(finishS, { kind: 'job-finish', job, epoch: job.epoch });
     }
-    if (this.engine.nowS + dryInS < finishS) this.engine.scheduleAt(this.engine.nowS + dryInS, { kind: 'input-dry', jobId: job.spec.id, epoch: job.epoch });
+    if (this.engine.nowS + dryInS < finishS) this.engine.scheduleAt(this.engine.nowS + dryInS, { kind: 'input-dry', job, epoch: job.epoch });
     if (job.phase !== 'running') return;
     if (job.saving) {
-      this.engine.scheduleAt(Math.max(job.savingUntilS, this.engine.nowS), { kind: 'checkpoint-done', jobId: job.spec.id, epoch: job.epoch });
+      this.engine.scheduleAt(Math.max(job.savingUntilS, this.engine.nowS), { kind: 'checkpoint-done', job, epoch: job.epoch });
     } else if (job.rateStepsPerS > 0 && Number.isFinite(job.checkpointIntervalS)) {
       const dueS = this.engine.nowS + Math.max(0, job.checkpointIntervalS - job.trainedSinceCheckpointS);
-      if (dueS < finishS) this.engine.scheduleAt(dueS, { kind: 'checkpoint', jobId: job.spec.id, epoch: job.epoch });
+      if (dueS < finishS) this.engine.scheduleAt(dueS, { kind: 'checkpoint', job, epoch: job.epoch });
     }
     this.scheduleMemoryLimit(job, finishS);
   }
@@ -581,7 +581,7 @@ export class JobControl {
     const rate = job.rateStepsPerS;
     if (oomStep > steps && !(rate > 0)) return;
     const atS = oomStep <= steps ? this.engine.nowS : this.engine.nowS + (oomStep - steps) / rate;
-    if (atS < finishS) this.engine.scheduleAt(atS, { kind: 'job-oom', jobId: job.spec.id, trainingStart: job.trainingStarts });
+    if (atS < finishS) this.engine.scheduleAt(atS, { kind: 'job-oom', job, trainingStart: job.trainingStarts });
   }
 
   /** A checkpoint save starts: training blocks for the save (flash: half a second). */
@@ -613,7 +613,7 @@ export class JobControl {
   trainingStarted(job: JobRuntime): void {
     job.trainingStarts++;
     if (this.shortOfMemory(job)) {
-      this.engine.scheduleAt(this.engine.nowS + this.scenario.params.oomAfterS, { kind: 'job-oom', jobId: job.spec.id, trainingStart: job.trainingStarts });
+      this.engine.scheduleAt(this.engine.nowS + this.scenario.params.oomAfterS, { kind: 'job-oom', job, trainingStart: job.trainingStarts });
     }
   }
 
@@ -641,7 +641,7 @@ export class JobControl {
   checkBrokenStart(job: JobRuntime): void {
     if (this.tracker.hidden.size === 0 || job.paused) return;
     if (this.tracker.brokenUnder(this.cluster.tasksOf(job.spec.id) ?? [])) {
-      this.engine.scheduleAt(this.engine.nowS, { kind: 'job-broken', jobId: job.spec.id, epoch: job.epoch });
+      this.engine.scheduleAt(this.engine.nowS, { kind: 'job-broken', job, epoch: job.epoch });
     }
   }
 

@@ -1,6 +1,7 @@
 import { InvariantError } from '../errors.js';
 import type { TaskPlacement } from '../model/allocation.js';
 import type { JobShards } from './job-shards.js';
+import type { ListLink } from './ordered-list.js';
 import type { JobRecord } from '../metrics/job-record.js';
 import { priorityOf, requestedGpus, requestOf, truthOf, type JobKind, type PriorityClass, type JobRequest, type JobSpec, type JobTruth, type Role } from '../model/job-spec.js';
 import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
@@ -650,6 +651,9 @@ export class JobRuntime implements OracleJobView, JobRecord {
   arrivalIndex = -1;
   /** When it last joined the running list, as a count of starts (set by the job control; orders jobs as the list does). */
   startOrder = -1;
+  /** Its links in the job control's queue and running list (null while not in them). */
+  queueLink: ListLink<JobRuntime> | null = null;
+  runningLink: ListLink<JobRuntime> | null = null;
 
   /** Shards its data lost for good after too many retries. */
   get droppedShards(): number {

@@ -2,35 +2,55 @@
 const NO_ITEMS: readonly never[] = [];
 
 /** One item of an ordered list, linked to its neighbours. */
-interface Link<T> {
+export interface ListLink<T> {
   readonly item: T;
   position: number;
-  previous: Link<T> | null;
-  next: Link<T> | null;
+  previous: ListLink<T> | null;
+  next: ListLink<T> | null;
+}
+
+/**
+ * Where an item keeps its link in one list: a field of the item's own (no hashing a million items
+ * into a map), or by default a map from item to link (for items that have no fields, numbers say).
+ */
+export interface ListSlot<T> {
+  get(item: T): ListLink<T> | null;
+  set(item: T, link: ListLink<T> | null): void;
+}
+
+/** A slot in a map of its own, for items that keep no link themselves. */
+function mapSlot<T>(): ListSlot<T> {
+  const links = new Map<T, ListLink<T>>();
+  return {
+    get: (item) => links.get(item) ?? null,
+    set: (item, link) => void (link === null ? links.delete(item) : links.set(item, link)),
+  };
 }
 
 /**
  * A list of distinct items that is appended to, removed from anywhere and read in order, each
- * append or removal costing O(1) (a doubly linked list with a map from item to link; the array
+ * append or removal costing O(1) (a doubly linked list, each item's link kept in its slot; the array
  * form is built only when read after a change). Each item has a numeric position that orders it
  * (a later item has a larger one): an insert between two items takes the midpoint. The job queue
  * and the running list of a run are kept this way, so that starting one job out of a queue of a
  * million does not shift the other million.
  */
 export class OrderedList<T> {
-  private readonly links = new Map<T, Link<T>>();
-  private head: Link<T> | null = null;
-  private tail: Link<T> | null = null;
+  private count = 0;
+  private head: ListLink<T> | null = null;
+  private tail: ListLink<T> | null = null;
   private cached: T[] | null = [];
+
+  constructor(private readonly slot: ListSlot<T> = mapSlot()) {}
 
   /** Items in the list. */
   get size(): number {
-    return this.links.size;
+    return this.count;
   }
 
   /** True when the item is in the list. */
   has(item: T): boolean {
-    return this.links.has(item);
+    return this.slot.get(item) !== null;
   }
 
   /** The items in order, read lazily: costs the items read, not the list's length. */
@@ -40,7 +60,7 @@ export class OrderedList<T> {
     if (first === null) return NO_ITEMS;
     return {
       *[Symbol.iterator]() {
-        for (let link: Link<T> | null = first; link !== null; link = link.next) yield link.item;
+        for (let link: ListLink<T> | null = first; link !== null; link = link.next) yield link.item;
       },
     };
   }
@@ -57,7 +77,7 @@ export class OrderedList<T> {
 
   /** The item's place in the list (smaller comes first; kept until the list is renumbered), or undefined. */
   positionOf(item: T): number | undefined {
-    return this.links.get(item)?.position;
+    return this.slot.get(item)?.position;
   }
 
   /** Appends an item (already in the list: an error of the caller). */
@@ -92,26 +112,28 @@ export class OrderedList<T> {
 
   /** Removes an item; returns false when it was not in the list. */
   delete(item: T): boolean {
-    const link = this.links.get(item);
-    if (link === undefined) return false;
+    const link = this.slot.get(item);
+    if (link === null) return false;
     if (link.previous !== null) link.previous.next = link.next;
     else this.head = link.next;
     if (link.next !== null) link.next.previous = link.previous;
     else this.tail = link.previous;
-    this.links.delete(item);
+    this.slot.set(item, null);
+    this.count--;
     this.cached = null;
     return true;
   }
 
   /** Links the item after `after` (at the front when null) with the given position. */
-  private linkAfter(after: Link<T> | null, item: T, position: number): void {
+  private linkAfter(after: ListLink<T> | null, item: T, position: number): void {
     const next = after === null ? this.head : after.next;
-    const link: Link<T> = { item, position, previous: after, next };
+    const link: ListLink<T> = { item, position, previous: after, next };
     if (after !== null) after.next = link;
     else this.head = link;
     if (next !== null) next.previous = link;
     else this.tail = link;
-    this.links.set(item, link);
+    this.slot.set(item, link);
+    this.count++;
     this.cached = null;
   }
 

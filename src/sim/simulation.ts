@@ -208,7 +208,7 @@ export class Simulation {
 
   /** Schedules a change of a job's speed at `atS` (scripted slowdowns; later, stragglers and faults). */
   scheduleSpeedFactor(atS: number, jobId: string, factor: number): void {
-    this.engine.scheduleAt(atS, { kind: 'job-speed-factor', jobId, factor });
+    this.engine.scheduleAt(atS, { kind: 'job-speed-factor', job: this.control.job(jobId), factor });
   }
 
   /** Runs to the scenario's horizon (or until nothing is left to happen) and returns the result. */
@@ -255,20 +255,20 @@ export class Simulation {
       case 'checkpoint':
       case 'checkpoint-done':
       case 'job-broken': {
-        const job = this.control.find(event.jobId);
-        return job === undefined || job.phase !== 'running' || job.epoch !== event.epoch;
+        const job = event.job;
+        return job.phase !== 'running' || job.epoch !== event.epoch;
       }
       case 'job-resume': {
-        const job = this.control.find(event.jobId);
-        return job === undefined || job.phase !== 'running' || !job.paused || job.pauses !== event.pause;
+        const job = event.job;
+        return job.phase !== 'running' || !job.paused || job.pauses !== event.pause;
       }
       case 'job-oom': {
-        const job = this.control.find(event.jobId);
-        return job === undefined || job.phase !== 'running' || job.trainingStarts !== event.trainingStart;
+        const job = event.job;
+        return job.phase !== 'running' || job.trainingStarts !== event.trainingStart;
       }
       case 'job-hang-timeout': {
-        const job = this.control.find(event.jobId);
-        return job === undefined || job.phase !== 'running' || !job.hung || job.hangs !== event.hang;
+        const job = event.job;
+        return job.phase !== 'running' || !job.hung || job.hangs !== event.hang;
       }
       case 'job-arrival':
       case 'job-speed-factor':
@@ -298,13 +298,13 @@ export class Simulation {
       case 'job-arrival':
         return this.onArrival(event.jobIndex);
       case 'job-finish':
-        return this.control.complete(this.control.job(event.jobId));
+        return this.control.complete(event.job);
       case 'input-dry':
-        return this.control.inputRanDry(this.control.job(event.jobId));
+        return this.control.inputRanDry(event.job);
       case 'job-resume':
-        return this.control.resume(this.control.job(event.jobId));
+        return this.control.resume(event.job);
       case 'job-speed-factor':
-        return this.control.setSpeedFactor(this.control.job(event.jobId), event.factor);
+        return this.control.setSpeedFactor(event.job, event.factor);
       case 'policy-tick':
         return this.host.onTick(event.policy);
       case 'sample':
@@ -316,17 +316,17 @@ export class Simulation {
       case 'isolate':
         return this.faultHandler.isolate(event.occurrence);
       case 'job-broken':
-        return this.faultHandler.onBrokenStart(this.control.job(event.jobId));
+        return this.faultHandler.onBrokenStart(event.job);
       case 'job-hang-timeout':
-        return this.faultHandler.crash(this.control.job(event.jobId), null, 'watchdog timeout');
+        return this.faultHandler.crash(event.job, null, 'watchdog timeout');
       case 'job-oom':
-        return this.faultHandler.onOom(this.control.job(event.jobId));
+        return this.faultHandler.onOom(event.job);
       case 'checkpoint':
-        return this.control.startCheckpoint(this.control.job(event.jobId));
+        return this.control.startCheckpoint(event.job);
       case 'checkpoint-done':
-        return this.control.finishCheckpoint(this.control.job(event.jobId));
+        return this.control.finishCheckpoint(event.job);
       case 'job-resubmit':
-        return this.faultHandler.onResubmit(this.control.job(event.jobId), event.rescheduleS);
+        return this.faultHandler.onResubmit(event.job, event.rescheduleS);
       default:
         return assertNever(event);
     }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OrderedList } from '../../src/sim/ordered-list.js';
+import { OrderedList, type ListLink } from '../../src/sim/ordered-list.js';
 
 /** The array the list stands for, changed the obvious way. */
 function applyToArray(array: number[], op: { kind: 'push' | 'insert' | 'delete'; value: number }): void {
@@ -15,27 +15,56 @@ function applyToArray(array: number[], op: { kind: 'push' | 'insert' | 'delete';
   }
 }
 
+/** An item that keeps its own link (as jobs do in the job control's lists). */
+interface Boxed {
+  readonly value: number;
+  link: ListLink<Boxed> | null;
+}
+
+/**
+ * Runs random pushes, ordered inserts and deletions on `list` (items made by `itemOf` from
+ * distinct numbers, read back by `valueOf`) and on an array, checking they read the same.
+ */
+function checkAgainstArray<T>(makeList: () => OrderedList<T>, itemOf: (value: number) => T, valueOf: (item: T) => number): void {
+  const op = fc.record({ kind: fc.constantFrom('push' as const, 'insert' as const, 'delete' as const), value: fc.integer({ min: 0, max: 40 }) });
+  fc.assert(
+    fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
+      const list = makeList();
+      const items = new Map<number, T>();
+      const item = (value: number): T => items.get(value) ?? (items.set(value, itemOf(value)), items.get(value)!);
+      const array: number[] = [];
+      let nextId = 1000;
+      for (const { kind, value } of ops) {
+        // Items are distinct: pushes and inserts add fresh ones; deletions name a present or absent one.
+        const chosen = kind === 'delete' ? (array.length > 0 ? array[value % array.length]! : value) : kind === 'push' ? nextId++ : value;
+        if (kind !== 'delete' && list.has(item(chosen))) continue;
+        if (kind === 'push') list.push(item(chosen));
+        else if (kind === 'insert') list.insertFromBack(item(chosen), (other) => valueOf(other) <= chosen);
+        else expect(list.delete(item(chosen))).toBe(array.includes(chosen));
+        applyToArray(array, { kind, value: chosen });
+        expect(list.size).toBe(array.length);
+      }
+      expect(list.toArray().map(valueOf)).toEqual(array);
+      expect([...list.values()].map(valueOf)).toEqual(array);
+    }),
+    { numRuns: 200 },
+  );
+}
+
 describe('OrderedList', () => {
   it('reads as the array it stands for after any pushes, ordered inserts and deletions', () => {
-    const op = fc.record({ kind: fc.constantFrom('push' as const, 'insert' as const, 'delete' as const), value: fc.integer({ min: 0, max: 40 }) });
-    fc.assert(
-      fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
-        const list = new OrderedList<number>();
-        const array: number[] = [];
-        let nextId = 1000;
-        for (const { kind, value } of ops) {
-          // Items are distinct: pushes and inserts add fresh ones; deletions name a present or absent one.
-          const item = kind === 'delete' ? (array.length > 0 ? array[value % array.length]! : value) : kind === 'push' ? nextId++ : value;
-          if (kind !== 'delete' && list.has(item)) continue;
-          if (kind === 'push') list.push(item);
-          else if (kind === 'insert') list.insertFromBack(item, (other) => other <= item);
-          else expect(list.delete(item)).toBe(array.includes(item));
-          applyToArray(array, { kind, value: item });
-          expect(list.size).toBe(array.length);
-        }
-        expect([...list.toArray()]).toEqual(array);
-      }),
-      { numRuns: 200 },
+    checkAgainstArray(
+      () => new OrderedList<number>(),
+      (value) => value,
+      (value) => value,
+    );
+  });
+
+  it('reads the same when each item keeps its link in a field of its own', () => {
+    checkAgainstArray(
+      () => new OrderedList<Boxed>({ get: (item) => item.link, set: (item, link) => void (item.link = link) }),
+      (value): Boxed => ({ value, link: null }),
+      (item) => item.value,
     );
   });
 

@@ -203,10 +203,13 @@ function bestNode(
     }
     if (cpuOnlyRemaining === 0 || bestCount > cpuOnlyRemaining) return best;
     // A node without room for a GPU replica takes at most the CPU-only ones: it could still win or
-    // tie. Only nodes with the CPU of the smallest of them can take any.
+    // tie. Every node not scored above that could take a GPU replica takes fewer than the best so
+    // far (the scan stopped, or skipped it, on that bound), so a node here wins or ties only with
+    // at least that many CPU-only replicas (at least one): only nodes with the CPU of that many of
+    // the smallest can.
     let minCpuOnlyMilli = Infinity;
     for (const group of open) if (group.demand.gpus === 0) minCpuOnlyMilli = Math.min(minCpuOnlyMilli, group.demand.cpuMilli);
-    scratch.forEachWithFree(scratch.fitGroups(false, gpuTypes), 0, minCpuOnlyMilli, (i) => {
+    scratch.forEachWithFree(scratch.fitGroups(false, gpuTypes), 0, Math.max(1, bestCount) * minCpuOnlyMilli, (i) => {
       if (visitedStamps[i] !== stamp) consider(i);
     });
     return best;
