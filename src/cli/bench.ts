@@ -253,10 +253,13 @@ function runCase(name: string, quick: boolean, timeoutS: number | undefined): { 
   return { result, failure: null };
 }
 
-/** `dlsim bench --case NAME` in a child process; its figures, null when it ran past `timeoutS`, or why it failed. */
+/**
+ * `dlsim bench --case NAME` in a child process, under the node options this process was started
+ * with (a V8 heap setting, a profiler); its figures, null when it ran past `timeoutS`, or why it failed.
+ */
 function spawnCase(name: string, quick: boolean, timeoutS: number | undefined): ChildFigures | { failed: string } | null {
   const cli = fileURLToPath(new URL('./main.js', import.meta.url));
-  const child = spawnSync(process.execPath, [cli, 'bench', '--case', name, ...(quick ? ['--quick'] : [])], {
+  const child = spawnSync(process.execPath, [...process.execArgv, cli, 'bench', '--case', name, ...(quick ? ['--quick'] : [])], {
     encoding: 'utf8',
     maxBuffer: 1 << 24,
     ...(timeoutS === undefined ? {} : { timeout: timeoutS * 1000, killSignal: 'SIGKILL' as const }),

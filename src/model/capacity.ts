@@ -227,6 +227,19 @@ export class CapacityScratch {
     );
   }
 
+  /**
+   * True when the node could take one replica of `demand` now: `fitCount(i, demand) > 0`, answered
+   * from the cluster's counters without counting for a node this scratch has not changed (a best-fit
+   * scan asks it of every node it passes over).
+   */
+  fitsOne(nodeIndex: number, demand: ReplicaDemand): boolean {
+    if (this.base === 'empty' || this.opened !== null || this.overlay.has(nodeIndex)) return this.fitCount(nodeIndex, demand) > 0;
+    const { view } = this;
+    if (!view.schedulable(nodeIndex) || view.freeCpuMilli(nodeIndex) < demand.cpuMilli || view.freeMemMiB(nodeIndex) < demand.memMiB) return false;
+    if (demand.gpus === 0) return true;
+    return demand.gpuMilli >= GPU_MILLI ? view.freeWholeGpus(nodeIndex) >= demand.gpus : view.mostFreeGpuMilli(nodeIndex) >= demand.gpuMilli;
+  }
+
   /** Free GPU capacity of the node in thousandths, summed over its GPUs. */
   freeGpuMilli(nodeIndex: number): number {
     const copied = this.overlay.get(nodeIndex);
@@ -264,7 +277,7 @@ export class CapacityScratch {
 
   /** Reserves one replica of `role` on the node, choosing its GPUs; returns the task, or null when it does not fit. */
   reserve(nodeIndex: number, role: TaskPlacement['role'], demand: ReplicaDemand): TaskPlacement | null {
-    if (this.fitCount(nodeIndex, demand) < 1) return null;
+    if (!this.fitsOne(nodeIndex, demand)) return null;
     const free = this.writable(nodeIndex);
     const wholeBefore = free.wholeGpus;
     const gpuIndices = takeReplica(free, demand);
@@ -377,11 +390,13 @@ export function copyFree(free: Readonly<NodeFree>): NodeFree {
 
 /**
  * Takes one replica out of `free` and returns the GPUs it got: the lowest-numbered whole free
- * GPUs, or for a GPU share the fullest GPU it still fits on. Returns null (taking nothing) when it does not fit.
+ * GPUs, or for a GPU share the fullest GPU it still fits on. Returns null (taking nothing) when it
+ * does not fit. The list returned is shared by every replica given the same GPUs (see sharedGpuList).
  */
-export function takeReplica(free: NodeFree, demand: ReplicaDemand): number[] | null {
+export function takeReplica(free: NodeFree, demand: ReplicaDemand): readonly number[] | null {
   if (fitCountIn(free, demand) < 1) return null;
-  const picked: number[] = [];
+  const picked = PICKED;
+  picked.length = 0;
   if (demand.gpuMilli >= GPU_MILLI) {
     for (let g = 0; g < free.gpuFreeMilli.length && picked.length < demand.gpus; g++) {
       if (free.gpuFreeMilli[g] === GPU_MILLI) picked.push(g);
@@ -400,5 +415,29 @@ export function takeReplica(free: NodeFree, demand: ReplicaDemand): number[] | n
   }
   free.cpuMilli -= demand.cpuMilli;
   free.memMiB -= demand.memMiB;
-  return picked;
+  return sharedGpuList(picked);
+}
+
+/** The GPUs takeReplica is picking (reused: its answer is a shared list). */
+const PICKED: number[] = [];
+
+/** Highest GPU index a shared list can hold (its set is kept as the bits of one small integer). */
+const SHARED_GPU_BITS = 30;
+
+/** Shared lists of GPU indices, by the bits of their set (lists are in ascending order, as takeReplica picks them). */
+const SHARED_GPU_LISTS: (readonly number[] | undefined)[] = [];
+
+/**
+ * One frozen list per set of GPU indices, shared by every task on those GPUs (a task never
+ * changes its list): over a million tasks, one small array each would be garbage the collector
+ * copies and promotes while the task runs. `picked` must be in ascending order; indices past
+ * SHARED_GPU_BITS get a list of their own.
+ */
+function sharedGpuList(picked: readonly number[]): readonly number[] {
+  let bits = 0;
+  for (const g of picked) {
+    if (g >= SHARED_GPU_BITS) return Object.freeze([...picked]);
+    bits |= 1 << g;
+  }
+  return (SHARED_GPU_LISTS[bits] ??= Object.freeze([...picked]));
 }

@@ -27,6 +27,8 @@ export interface ClusterView {
   gpuFreeMilli(nodeIndex: number, gpuIndex: number): number;
   /** Healthy GPUs of the node with nothing on them. */
   freeWholeGpus(nodeIndex: number): number;
+  /** The most unallocated share (thousandths) of any one working GPU of the node; -1 for a node without GPUs. */
+  mostFreeGpuMilli(nodeIndex: number): number;
   /** CPU no training task holds, in thousandths of a core (auxiliary tasks may use it: they give way). */
   freeCpuMilli(nodeIndex: number): number;
   /** Memory no training task holds, in MiB (auxiliary tasks may use it: they give way). */
@@ -87,6 +89,8 @@ export class ClusterState implements ClusterView {
   /** Nodes whose free capacity grew, one entry per growth (see grownNodesSince). */
   private readonly growth: number[] = [];
   /** Nodes whose place in the fit index is out of date (brought up to date when the index is read). */
+  /** Per node, the most free share of one working GPU (see mostFreeGpuMilli), kept as tasks and GPUs change. */
+  private readonly mostFreeGpu: number[];
   private readonly staleFit: number[] = [];
   /** Nodes listed in staleFit (its first entries; the array keeps its length). */
   private staleCount = 0;
@@ -114,6 +118,7 @@ export class ClusterState implements ClusterView {
     this.gpuIsUp = spec.nodes.map((n) => new Array<boolean>(n.gpus).fill(true));
     this.gpuUsedMilli = spec.nodes.map((n) => new Array<number>(n.gpus).fill(0));
     this.wholeFree = spec.nodes.map((n) => n.gpus);
+    this.mostFreeGpu = spec.nodes.map((n) => (n.gpus > 0 ? GPU_MILLI : -1));
     this.cpuUsedMilli = spec.nodes.map(() => 0);
     this.memUsedMiB = spec.nodes.map(() => 0);
     this.taskCountsByNode = spec.nodes.map(() => new Map());
@@ -186,6 +191,10 @@ export class ClusterState implements ClusterView {
 
   freeWholeGpus(nodeIndex: number): number {
     return this.wholeFree[nodeIndex]!;
+  }
+
+  mostFreeGpuMilli(nodeIndex: number): number {
+    return this.mostFreeGpu[nodeIndex]!;
   }
 
   freeCpuMilli(nodeIndex: number): number {
@@ -365,6 +374,7 @@ export class ClusterState implements ClusterView {
     gpus[gpuIndex] = up;
     if (up) this.growth.push(nodeIndex);
     this.adjustWholeFree(nodeIndex, (this.isWholeFree(nodeIndex, gpuIndex) ? 1 : 0) - (wasWholeFree ? 1 : 0));
+    this.refreshMostFreeGpu(nodeIndex);
   }
 
   /** Starts recording which nodes change, for `checkChangedNodes` (off unless invariants are checked). */
@@ -520,6 +530,13 @@ export class ClusterState implements ClusterView {
   }
 
   /** Lists the node for the fit index's next update (once until then). */
+  /** Works out the node's most free share of one GPU again (its GPUs' use or health changed). */
+  private refreshMostFreeGpu(nodeIndex: number): void {
+    let most = -1;
+    for (let g = 0; g < this.nodes[nodeIndex]!.gpus; g++) most = Math.max(most, this.gpuFreeMilli(nodeIndex, g));
+    this.mostFreeGpu[nodeIndex] = most;
+  }
+
   private markStaleFit(nodeIndex: number): void {
     if (this.isStaleFit[nodeIndex] === 1) return;
     this.isStaleFit[nodeIndex] = 1;
@@ -544,6 +561,7 @@ export class ClusterState implements ClusterView {
       this.gpuUsedMilli[i]![g]! += sign * task.demand.gpuMilli;
       this.adjustWholeFree(i, (this.isWholeFree(i, g) ? 1 : 0) - (wasWholeFree ? 1 : 0));
     }
+    if (task.gpuIndices.length > 0) this.refreshMostFreeGpu(i);
     this.cpuUsedMilli[i]! += sign * task.demand.cpuMilli;
     this.memUsedMiB[i]! += sign * task.demand.memMiB;
     this.allocatedGpuMilliTotal += sign * task.gpuIndices.length * task.demand.gpuMilli;

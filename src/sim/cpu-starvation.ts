@@ -186,7 +186,8 @@ export class CpuStarvationMeter {
 function takes(scratch: CapacityScratch, demand: ReplicaDemand, enough: number, gpuTypes: readonly string[]): number {
   let taken = 0;
   scratch.forEachWithFree(scratch.fitGroups(true, gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, (i) => {
-    if (nodeAllows(scratch.nodes[i]!, demand, gpuTypes)) taken += scratch.fitCount(i, demand);
+    // Most nodes passed over take none: told apart without counting.
+    if (nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand)) taken += scratch.fitCount(i, demand);
     return taken >= enough;
   });
   return taken;

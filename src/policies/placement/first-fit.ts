@@ -15,7 +15,7 @@ export const firstFitPlacement: PlacementPolicy = {
     for (const replica of request.replicas) {
       let task: TaskPlacement | null = null;
       for (let i = 0; i < scratch.nodes.length && task === null; i++) {
-        if (nodeAllows(scratch.nodes[i]!, replica.demand, request.gpuTypes) && scratch.fitCount(i, replica.demand) > 0) {
+        if (nodeAllows(scratch.nodes[i]!, replica.demand, request.gpuTypes) && scratch.fitsOne(i, replica.demand)) {
           task = scratch.reserve(i, replica.role, replica.demand);
         }
       }

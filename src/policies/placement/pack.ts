@@ -72,7 +72,7 @@ export function packWithin(
 function packOne(scratch: CapacityScratch, replica: PlacementRequest['replicas'][number], gpuTypes: readonly string[]): TaskPlacement[] | null {
   const { demand } = replica;
   const groups = scratch.fitGroups(demand.gpus > 0, gpuTypes);
-  const node = scratch.bestFit(groups, minFreeGpuMilli(demand), demand.cpuMilli, (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitCount(i, demand) > 0);
+  const node = scratch.bestFit(groups, minFreeGpuMilli(demand), demand.cpuMilli, (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand));
   if (node === null) return null;
   const task = scratch.reserve(node, replica.role, demand);
   return task === null ? null : [task];
@@ -88,7 +88,7 @@ function gpuGroupsFit(scratch: CapacityScratch, groups: readonly ReplicaGroup[],
     if (group.demand.gpus === 0) continue;
     let room = 0;
     scratch.forEachWithFree(scratch.fitGroups(true, gpuTypes), minFreeGpuMilli(group.demand), group.demand.cpuMilli, (i) => {
-      if (nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes)) room += scratch.fitCount(i, group.demand);
+      if (nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes) && scratch.fitsOne(i, group.demand)) room += scratch.fitCount(i, group.demand);
       return room >= group.remaining;
     });
     if (room < group.remaining) return false;
@@ -172,7 +172,7 @@ function bestNode(
     // One replica left: every node that takes it takes one, so best fit decides (read from the fit index).
     if (open.length === 1 && open[0]!.remaining === 1) {
       const { demand } = open[0]!;
-      return scratch.bestFit(scratch.fitGroups(demand.gpus > 0, gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitCount(i, demand) > 0);
+      return scratch.bestFit(scratch.fitGroups(demand.gpus > 0, gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand));
     }
     // A node taking every remaining replica beats all others, and among such nodes the best is the
     // first in fit-key order (least GPU, then CPU, left; lowest index): read it from the fit index.
@@ -270,7 +270,7 @@ interface NodeScore {
 
 /** Scores a node for replicas of one shape without copying its state (the common, hot case). */
 function scoreOneShape(scratch: CapacityScratch, i: number, group: ReplicaGroup, gpuTypes: readonly string[]): NodeScore | null {
-  if (!nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes)) return null;
+  if (!nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes) || !scratch.fitsOne(i, group.demand)) return null;
   const count = Math.min(group.remaining, scratch.fitCount(i, group.demand));
   if (count === 0) return null;
   const { demand } = group;
@@ -313,7 +313,7 @@ function scoreMixed(
   gpuTypes: readonly string[],
 ): NodeScore | null {
   const node = scratch.nodes[i]!;
-  if (!groups.some((g) => nodeAllows(node, g.demand, gpuTypes) && scratch.fitCount(i, g.demand) > 0)) return null;
+  if (!groups.some((g) => nodeAllows(node, g.demand, gpuTypes) && scratch.fitsOne(i, g.demand))) return null;
   if (groups.every((g) => g.demand.gpus === 0 || g.demand.gpuMilli >= GPU_MILLI)) return scoreWhole(scratch, i, groups, gpuTypes);
   const left: NodeFree = copyFree(scratch.free(i));
   let count = 0;

@@ -37,14 +37,14 @@ export const spreadPlacement: PlacementPolicy = {
 /** The node that takes the replica with the most free GPU capacity (then CPU, then lowest index), or null. */
 function emptiestNode(scratch: CapacityScratch, demand: ReplicaDemand, gpuTypes: readonly string[]): number | null {
   if (scratch.indexed) {
-    const accepts = (i: number): boolean => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitCount(i, demand) > 0;
+    const accepts = (i: number): boolean => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand);
     return scratch.worstFit(scratch.fitGroups(demand.gpus > 0, gpuTypes), accepts);
   }
   let best: number | null = null;
   let bestGpuMilli = -1;
   let bestCpuMilli = -1;
   for (let i = 0; i < scratch.nodes.length; i++) {
-    if (!nodeAllows(scratch.nodes[i]!, demand, gpuTypes) || scratch.fitCount(i, demand) < 1) continue;
+    if (!nodeAllows(scratch.nodes[i]!, demand, gpuTypes) || !scratch.fitsOne(i, demand)) continue;
     const gpuMilli = scratch.freeGpuMilli(i);
     const cpuMilli = scratch.freeCpuMilli(i);
     if (gpuMilli > bestGpuMilli || (gpuMilli === bestGpuMilli && cpuMilli > bestCpuMilli)) {

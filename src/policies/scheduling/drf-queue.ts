@@ -388,7 +388,7 @@ export class DrfQueue {
     for (const shape of this.deadClasses) {
       const { gpuTypes, replicas } = shape.example;
       const fits = replicas.some(
-        (replica, k) => (k === 0 || replica.demand !== replicas[k - 1]!.demand) && nodes.some((i) => nodeAllows(cluster.nodes[i]!, replica.demand, gpuTypes) && scratch.fitCount(i, replica.demand) > 0),
+        (replica, k) => (k === 0 || replica.demand !== replicas[k - 1]!.demand) && nodes.some((i) => nodeAllows(cluster.nodes[i]!, replica.demand, gpuTypes) && scratch.fitsOne(i, replica.demand)),
       );
       if (!fits) continue;
       shape.state = 'live';

@@ -187,7 +187,7 @@ export class LasWaiting {
     for (const shape of this.deadClasses) {
       const { gpuTypes } = shape.example;
       const fitsSomewhere = shape.example.roles.some((role) =>
-        grown.some((i) => nodeAllows(cluster.nodes[i]!, role.demand, gpuTypes) && scratch.fitCount(i, role.demand) > 0),
+        grown.some((i) => nodeAllows(cluster.nodes[i]!, role.demand, gpuTypes) && scratch.fitsOne(i, role.demand)),
       );
       if (!fitsSomewhere) continue;
       shape.dead = false;

@@ -9,7 +9,7 @@ import { compareFreeKeys, type Descending, type FreeKey } from './tetris-descend
 
 /** True when one replica of `demand` (of a request allowed `gpuTypes`) fits the machine now. */
 export function replicaFits(scratch: CapacityScratch, demand: ReplicaDemand, gpuTypes: readonly string[], nodeIndex: number): boolean {
-  return nodeAllows(scratch.nodes[nodeIndex]!, demand, gpuTypes) && scratch.fitCount(nodeIndex, demand) >= 1;
+  return nodeAllows(scratch.nodes[nodeIndex]!, demand, gpuTypes) && scratch.fitsOne(nodeIndex, demand);
 }
 
 /**

@@ -147,7 +147,7 @@ export class TetrisQueue {
     const scratch = new CapacityScratch(cluster);
     for (const shape of this.deadClasses) {
       const { gpuTypes, replicas } = shape.request;
-      const fitsSomewhere = replicas.some((replica) => grown.some((i) => nodeAllows(cluster.nodes[i]!, replica.demand, gpuTypes) && scratch.fitCount(i, replica.demand) > 0));
+      const fitsSomewhere = replicas.some((replica) => grown.some((i) => nodeAllows(cluster.nodes[i]!, replica.demand, gpuTypes) && scratch.fitsOne(i, replica.demand)));
       if (!fitsSomewhere) continue;
       shape.dead = false;
       this.deadClasses.delete(shape);
