@@ -51,6 +51,11 @@ export class JobControl {
   /** Save and load costs of the recovery stack, replacing the jobs' own when set. */
   checkpointCosts: CheckpointCosts | undefined = undefined;
   private readonly jobsById = new Map<string, JobRuntime>();
+  /**
+   * The jobs queued or running, by id: a decision names one of these, found here in a map the size
+   * of the queue and the running list (a lookup in the map of every job misses the caches).
+   */
+  private readonly liveById = new Map<string, JobRuntime>();
   private starts = 0;
   private readonly queue = new OrderedList<JobRuntime>({ get: (job) => job.queueLink, set: (job, link) => void (job.queueLink = link) });
   private readonly runningList = new OrderedList<JobRuntime>({ get: (job) => job.runningLink, set: (job, link) => void (job.runningLink = link) });
@@ -138,14 +143,14 @@ export class JobControl {
 
   /** The job with this id (an InvariantError for an unknown one). */
   job(jobId: string): JobRuntime {
-    const job = this.jobsById.get(jobId);
+    const job = this.liveById.get(jobId) ?? this.jobsById.get(jobId);
     if (!job) throw new InvariantError(`unknown job ${jobId}`);
     return job;
   }
 
   /** The job with this id, or undefined. */
   find(jobId: string): JobRuntime | undefined {
-    return this.jobsById.get(jobId);
+    return this.liveById.get(jobId) ?? this.jobsById.get(jobId);
   }
 
   /** Position of a running job in the running list's order (larger = started later). */
@@ -665,12 +670,14 @@ export class JobControl {
     job.hardwareFactor = 1;
     job.epoch++;
     if (!this.runningList.delete(job)) throw new InvariantError(`job ${job.spec.id} is not running`);
+    this.liveById.delete(job.spec.id);
     this.changes.stopped.push(job);
   }
 
   /** A job joins the queue at its end. */
   private enqueue(job: JobRuntime): void {
     this.queue.push(job);
+    this.liveById.set(job.spec.id, job);
     job.queuePosition = this.queue.positionOf(job)!;
     this.changes.queued.push(job);
     this.starvation.joined(job, this.engine.nowS);
@@ -689,6 +696,7 @@ export class JobControl {
       }
     }
     job.queuePosition = this.queue.positionOf(job)!;
+    this.liveById.set(job.spec.id, job);
     this.changes.queued.push(job);
     this.starvation.joined(job, this.engine.nowS);
     this.waits.joined(job, this.engine.nowS, preemptedBy);
