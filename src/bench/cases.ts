@@ -35,6 +35,13 @@ export interface TimedRun {
   readonly wallS: number;
   readonly events: number;
   readonly jobs: number;
+  /** The run's mean queue delay of completed jobs, seconds (how congested the replay ran). */
+  readonly meanQueueDelayS: number;
+}
+
+/** A mean queue delay as a bench note prints it: whole seconds, with thousands separated. */
+export function formatDelayS(seconds: number): string {
+  return `${Math.round(seconds).toLocaleString('en-US')} s`;
 }
 
 /** Jobs of a replay case: the full size, and the size of `--quick`. */
@@ -86,18 +93,26 @@ export async function replayScenario(scenariosDir: string, preset: string, count
 export function timeSimulation(scenario: Scenario): TimedRun {
   const startedMs = performance.now();
   const { summary } = simulate(scenario);
-  return { wallS: round3((performance.now() - startedMs) / 1000), events: summary.events, jobs: scenario.jobs.length };
+  return { wallS: round3((performance.now() - startedMs) / 1000), events: summary.events, jobs: scenario.jobs.length, meanQueueDelayS: summary.queueDelayS.mean };
 }
 
 /** Runs the in-process part of a case (what a child process of `dlsim bench` does) and returns its figures. */
-export async function runCaseHere(name: string, quick: boolean): Promise<{ wallS: number; events: number | null; ratio?: number; note: string } | { skipped: string }> {
+export async function runCaseHere(
+  name: string,
+  quick: boolean,
+): Promise<{ wallS: number; events: number | null; ratio?: number; meanQueueDelayS?: number; note: string } | { skipped: string }> {
   const scenariosDir = 'scenarios';
   const [kind, preset, size] = name.split('/');
   if (kind === 'replay' || kind === 'scaling') {
     const count = size !== undefined ? Number(size) : quick ? REPLAY_JOBS.quick : REPLAY_JOBS.full;
     const { scenario, offeredLoad, machines } = await replayScenario(scenariosDir, preset!, count);
     const run = timeSimulation(scenario);
-    return { wallS: run.wallS, events: run.events, note: `${count} alibaba-pai jobs, ${REPLAY_ARRIVALS_PER_MINUTE}/min (offered GPU load ${offeredLoad.toFixed(2)}) on ${machines}` };
+    return {
+      wallS: run.wallS,
+      events: run.events,
+      meanQueueDelayS: run.meanQueueDelayS,
+      note: `${count} alibaba-pai jobs, ${REPLAY_ARRIVALS_PER_MINUTE}/min (offered GPU load ${offeredLoad.toFixed(2)}; mean queue delay ${formatDelayS(run.meanQueueDelayS)}) on ${machines}`,
+    };
   }
   if (kind === 'philly') {
     const file = `${scenariosDir}/philly.yaml`;

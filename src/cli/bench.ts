@@ -5,7 +5,7 @@ import { benchImportMemory } from '../bench/import-memory.js';
 import type { BenchFigure as Figure } from '../bench/perf-gate.js';
 import { benchSimThroughput, simEventsPerS } from '../bench/sim-throughput.js';
 import { spawnSync } from 'node:child_process';
-import { caseNames, runCaseHere, SCALING_JOBS, targetOf, type CaseResult } from '../bench/cases.js';
+import { caseNames, formatDelayS, runCaseHere, SCALING_JOBS, targetOf, type CaseResult } from '../bench/cases.js';
 import { ConfigError, SimError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
 import { alignColumns } from '../report/summary-table.js';
@@ -205,6 +205,7 @@ interface ChildFigures {
   readonly wallS?: number;
   readonly events?: number | null;
   readonly ratio?: number;
+  readonly meanQueueDelayS?: number;
   readonly note?: string;
   readonly skipped?: string;
   readonly maxRssMiB: number;
@@ -236,7 +237,9 @@ function runCase(name: string, quick: boolean, timeoutS: number | undefined): { 
   if (runs.length > 1) {
     const ratios = runs.slice(1).map((run, k) => run.wallS! / runs[k]!.wallS!);
     ratio = Math.round(Math.max(...ratios) * 100) / 100;
-    note = `${sizes.join(' / ')} jobs: ${runs.map((r) => `${r.wallS} s`).join(' / ')} (ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}); ${note.replace(/^\d+ /, '')}`;
+    // Each size's congestion: a larger replay that queues longer does more work a job.
+    const delays = runs.every((r) => r.meanQueueDelayS !== undefined) ? `; mean queue delay ${runs.map((r) => formatDelayS(r.meanQueueDelayS!)).join(' / ')}` : '';
+    note = `${sizes.join(' / ')} jobs: ${runs.map((r) => `${r.wallS} s`).join(' / ')} (ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}${delays}); ${note.replace(/^\d+ /, '').replace(/; mean queue delay [^)]*\)/, ')')}`;
   }
   const wallS = last.wallS ?? null;
   const events = last.events ?? null;

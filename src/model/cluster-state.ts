@@ -88,9 +88,9 @@ export class ClusterState implements ClusterView {
   private readonly fit: FitIndex;
   /** Nodes whose free capacity grew, one entry per growth (see grownNodesSince). */
   private readonly growth: number[] = [];
-  /** Nodes whose place in the fit index is out of date (brought up to date when the index is read). */
   /** Per node, the most free share of one working GPU (see mostFreeGpuMilli), kept as tasks and GPUs change. */
   private readonly mostFreeGpu: number[];
+  /** Nodes whose place in the fit index is out of date (brought up to date when the index is read). */
   private readonly staleFit: number[] = [];
   /** Nodes listed in staleFit (its first entries; the array keeps its length). */
   private staleCount = 0;
@@ -529,7 +529,6 @@ export class ClusterState implements ClusterView {
     else counts.delete(jobId);
   }
 
-  /** Lists the node for the fit index's next update (once until then). */
   /** Works out the node's most free share of one GPU again (its GPUs' use or health changed). */
   private refreshMostFreeGpu(nodeIndex: number): void {
     let most = -1;
@@ -537,6 +536,7 @@ export class ClusterState implements ClusterView {
     this.mostFreeGpu[nodeIndex] = most;
   }
 
+  /** Lists the node for the fit index's next update (once until then). */
   private markStaleFit(nodeIndex: number): void {
     if (this.isStaleFit[nodeIndex] === 1) return;
     this.isStaleFit[nodeIndex] = 1;

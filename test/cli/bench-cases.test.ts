@@ -34,6 +34,17 @@ describe('dlsim bench cases', () => {
     expect(cases[0]!.ratio).toBeGreaterThan(0);
   });
 
+  it('says how congested each replay ran: its mean queue delay, one per size of a scaling case', () => {
+    const run = dlsim('bench', '--quick', '--json', '--only', 'scaling/fifo');
+    expect(run.code).toBe(0);
+    const { cases } = JSON.parse(run.stdout) as { cases: { note: string }[] };
+    const delays = /mean queue delay ([^;)]*)[;)]/.exec(cases[0]!.note)?.[1]?.split(' / ');
+    expect(delays).toHaveLength(4);
+    for (const delay of delays!) expect(delay).toMatch(/^[\d,]+ s$/);
+    // The replay's own note is not repeated after the sizes' delays.
+    expect(cases[0]!.note.match(/mean queue delay/g)).toHaveLength(1);
+  });
+
   it('stops a case that runs past --case-timeout and reports it as missing its target', () => {
     const run = dlsim('bench', '--quick', '--json', '--only', 'replay/tetris', '--case-timeout', '1');
     expect(run.code).toBe(0);
