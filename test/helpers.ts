@@ -2,6 +2,7 @@ import type { FaultEffect, FaultType } from '../src/faults/catalog.js';
 import type { ClusterSpec, NodeSpec } from '../src/model/cluster-spec.js';
 import type { CheckpointSpec, ElasticSpec, JobSpec, ReplicaDemand, RoleSpec } from '../src/model/job-spec.js';
 import type { PolicyHandle } from '../src/policies/registry.js';
+import type { RunSummary } from '../src/metrics/summary.js';
 import { DEFAULT_SIM_PARAMS, type Scenario } from '../src/scenario/scenario.js';
 
 /** A cluster of `count` identical GPU nodes, `perRack` to a rack. */
@@ -134,3 +135,37 @@ export const TEST_HANDLE: PolicyHandle = { params: DEFAULT_SIM_PARAMS, userWeigh
 
 /** A scheduling context's `changes` when a test does not track them. */
 export const NO_CHANGES = { queued: [], started: [], stopped: [], resized: [] } as const;
+
+/** A run summary whose every count, time and ratio is `n` (no fault types, wait reasons or users listed), with `fields` in their place. */
+export function uniformSummary(n: number, fields: Partial<RunSummary> = {}): RunSummary {
+  const quantiles = { mean: n, p50: n, p90: n, p99: n };
+  return {
+    scenario: 's',
+    policy: 'p',
+    seed: 0,
+    jobs: { submitted: n, completed: n, failed: n, unfinished: n },
+    makespanS: n,
+    jctS: quantiles,
+    queueDelayS: quantiles,
+    waitS: quantiles,
+    ettr: n,
+    runtimeRatio: n,
+    gpuAllocationRate: n,
+    gpuUtilization: n,
+    cpuAllocationRate: n,
+    faults: { total: n, byType: {}, daysWithFault: n },
+    restarts: n,
+    oomKills: n,
+    scalePlans: n,
+    lostGpuHours: n,
+    downtimeGpuHours: n,
+    cpuStarvedWaitS: { mean: n, total: n, share: n },
+    dataWorkers: { meanPerJob: n },
+    waitByReason: {},
+    fairness: { users: n, jainSlowdown: n, slowdownMean: n },
+    perUser: { top: [], other: null },
+    events: n,
+    perf: { wallS: n, eventsPerS: n },
+    ...fields,
+  };
+}

@@ -43,3 +43,32 @@ export interface JobRecord {
   /** Whole days from the first start to the end (or `nowS`), and how many of them a fault hit. */
   daysOfLife(nowS: number): { readonly days: number; readonly withFault: number };
 }
+
+/** A record of a job that did nothing (ended at 0, every count and time 0), with `fields` in its place (a summary's shape, a test's job). */
+export function zeroJobRecord(fields: Partial<JobRecord> = {}): JobRecord {
+  return {
+    phase: 'failed',
+    spec: { submitS: 0, user: '' },
+    priorityClass: 'high',
+    firstStartS: null,
+    endS: 0,
+    queuedS: 0,
+    cpuStarvedWaitS: 0,
+    dataWorkerS: 0,
+    restarts: 0,
+    oomKills: 0,
+    preemptions: 0,
+    reclaimLostGpuS: 0,
+    lostGpuS: 0,
+    downtimeGpuS: 0,
+    attainedGpuS: 0,
+    attainedCpuMilliS: 0,
+    queueS: () => 0,
+    wallSinceStartS: () => 0,
+    effectiveS: () => 0,
+    runAloneS: () => 0,
+    processRuntimeS: () => 0,
+    daysOfLife: () => ({ days: 0, withFault: 0 }),
+    ...fields,
+  };
+}

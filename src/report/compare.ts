@@ -1,6 +1,6 @@
 import { WAIT_REASONS } from '../policies/wait-reason.js';
 import { stringify } from 'csv-stringify/sync';
-import type { JobRecord } from '../metrics/job-record.js';
+import { zeroJobRecord } from '../metrics/job-record.js';
 import { buildSummary, type RunSummary } from '../metrics/summary.js';
 import { HEADLINE_METRICS } from './headline.js';
 import { alignColumns, formatPercent, formatSeconds } from './summary-table.js';
@@ -139,30 +139,7 @@ export function buildComparison(scenario: string, policies: readonly string[], a
  * an empty run and of a run with spot jobs (priorityClasses); `faults.byType.<type>` is open.
  */
 export function knownMetricNames(): string[] {
-  const spotJob: JobRecord = {
-    phase: 'failed',
-    spec: { submitS: 0, user: '' },
-    priorityClass: 'spot',
-    firstStartS: null,
-    endS: 0,
-    queuedS: 0,
-    cpuStarvedWaitS: 0,
-    dataWorkerS: 0,
-    restarts: 0,
-    oomKills: 0,
-    preemptions: 0,
-    reclaimLostGpuS: 0,
-    lostGpuS: 0,
-    downtimeGpuS: 0,
-    attainedGpuS: 0,
-    attainedCpuMilliS: 0,
-    queueS: () => 0,
-    wallSinceStartS: () => 0,
-    effectiveS: () => 0,
-    runAloneS: () => 0,
-    processRuntimeS: () => 0,
-    daysOfLife: () => ({ days: 0, withFault: 0 }),
-  };
+  const spotJob = zeroJobRecord({ priorityClass: 'spot' });
   const summary = buildSummary({
     scenario: '',
     policy: '',

@@ -2,38 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { evaluateExpectation, formatGate, gateFails } from '../../src/bench/gates.js';
 import type { RunSummary } from '../../src/metrics/summary.js';
 import type { Expectation } from '../../src/scenario/scenario.js';
+import { uniformSummary } from '../helpers.js';
 
 /** A summary whose ettr and jctS.mean are given (other fields zero). */
 function summary(ettr: number, jctMeanS = 100): RunSummary {
-  const q = { mean: 0, p50: 0, p90: 0, p99: 0 };
-  return {
-    scenario: 's',
-    policy: 'p',
+  return uniformSummary(0, {
     seed: 1,
     jobs: { submitted: 1, completed: 1, failed: 0, unfinished: 0 },
     makespanS: 10,
-    jctS: { ...q, mean: jctMeanS },
-    queueDelayS: q,
-    waitS: q,
+    jctS: { mean: jctMeanS, p50: 0, p90: 0, p99: 0 },
     ettr,
     runtimeRatio: 1,
-    gpuAllocationRate: 0,
-    gpuUtilization: 0,
-    cpuAllocationRate: 0,
-    faults: { total: 0, byType: {}, daysWithFault: 0 },
-    restarts: 0,
-    oomKills: 0,
-    scalePlans: 0,
-    lostGpuHours: 0,
-    downtimeGpuHours: 0,
-    cpuStarvedWaitS: { mean: 0, total: 0, share: 0 },
-    dataWorkers: { meanPerJob: 0 },
-    waitByReason: {},
     fairness: { users: 1, jainSlowdown: 1, slowdownMean: 1 },
-    perUser: { top: [], other: null },
-    events: 0,
-    perf: { wallS: 0, eventsPerS: 0 },
-  };
+  });
 }
 
 const ENTRY: Expectation = { metric: 'ettr', policy: 'dlrover', target: 0.6, tolerance: 0.05, seeds: 4, source: 'seed 001 table', where: 'x.yaml:9: expect[0]' };

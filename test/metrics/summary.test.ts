@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../src/metrics/job-record.js';
+import { zeroJobRecord, type JobRecord } from '../../src/metrics/job-record.js';
 import { buildSummary, quantiles, type SummaryInput } from '../../src/metrics/summary.js';
 import { simulate } from '../../src/sim/simulation.js';
 import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
@@ -72,30 +72,16 @@ describe('run summary', () => {
 
 /** A job record with the given times (seconds) and CPU-starved wait and data-worker-seconds; everything else zero. */
 function record(phase: string, startS: number | null, endS: number | null, queuedS: number, cpuStarvedWaitS: number, dataWorkerS: number): JobRecord {
-  return {
+  return zeroJobRecord({
     phase,
-    spec: { submitS: 0, user: '' },
-    priorityClass: 'high',
     firstStartS: startS,
     endS,
     queuedS,
     cpuStarvedWaitS,
     dataWorkerS,
-    restarts: 0,
-    oomKills: 0,
-    preemptions: 0,
-    reclaimLostGpuS: 0,
-    lostGpuS: 0,
-    downtimeGpuS: 0,
-    attainedGpuS: 0,
-    attainedCpuMilliS: 0,
     queueS: (nowS) => (startS ?? endS ?? nowS),
     wallSinceStartS: (nowS) => (startS === null ? 0 : (endS ?? nowS) - startS),
-    effectiveS: () => 0,
-    runAloneS: () => 0,
-    processRuntimeS: () => 0,
-    daysOfLife: () => ({ days: 0, withFault: 0 }),
-  };
+  });
 }
 
 /** The summary of these job records at 1000 s on an empty 8-GPU cluster. */

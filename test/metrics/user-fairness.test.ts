@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../src/metrics/job-record.js';
+import { zeroJobRecord, type JobRecord } from '../../src/metrics/job-record.js';
 import { roundRatio, roundS } from '../../src/metrics/summary.js';
 import { jainIndex, MAX_LISTED_USERS, userFairness } from '../../src/metrics/user-fairness.js';
 import { simulate } from '../../src/sim/simulation.js';
@@ -7,30 +7,7 @@ import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
 
 /** A job of `user` submitted at `submitS` that ran alone `aloneS` and ended at `endS` (null: unfinished). */
 function job(user: string, submitS: number, aloneS: number, endS: number | null): JobRecord {
-  return {
-    phase: endS === null ? 'running' : 'completed',
-    spec: { submitS, user },
-    priorityClass: 'high',
-    firstStartS: submitS,
-    endS,
-    queuedS: 0,
-    cpuStarvedWaitS: 0,
-    dataWorkerS: 0,
-    restarts: 0,
-    oomKills: 0,
-    preemptions: 0,
-    reclaimLostGpuS: 0,
-    lostGpuS: 0,
-    downtimeGpuS: 0,
-    attainedGpuS: 0,
-    attainedCpuMilliS: 0,
-    queueS: () => 0,
-    wallSinceStartS: () => 0,
-    effectiveS: () => 0,
-    runAloneS: () => aloneS,
-    processRuntimeS: () => 0,
-    daysOfLife: () => ({ days: 0, withFault: 0 }),
-  };
+  return zeroJobRecord({ phase: endS === null ? 'running' : 'completed', spec: { submitS, user }, firstStartS: submitS, endS, runAloneS: () => aloneS });
 }
 
 describe("Jain's fairness index", () => {

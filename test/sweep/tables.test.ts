@@ -6,6 +6,7 @@ import { allCells, cellParameters, type SweepGrid } from '../../src/sweep/grid.j
 import { SWEEP_METRICS } from '../../src/sweep/sweep-metrics.js';
 import { sweepCsv } from '../../src/sweep/sweep-csv.js';
 import { sweepSummaryCsv, sweepSummaryRows } from '../../src/sweep/sweep-summary.js';
+import { uniformSummary } from '../helpers.js';
 
 const grid: SweepGrid = {
   policies: ['fifo', 'drf'],
@@ -18,34 +19,8 @@ const grid: SweepGrid = {
 
 /** A summary whose makespan encodes the cell and whose other headline metrics are 1. */
 function summaryOf(makespanS: number): CellSummary {
-  const quantiles = { mean: 1, p50: 1, p90: 1, p99: 1 };
-  return {
-    scenario: 's',
-    policy: 'p',
-    seed: 0,
-    jobs: { submitted: 1, completed: 1, failed: 1, unfinished: 1 },
-    makespanS,
-    jctS: quantiles,
-    queueDelayS: quantiles,
-    waitS: quantiles,
-    ettr: 1,
-    runtimeRatio: 1,
-    gpuAllocationRate: 1,
-    gpuUtilization: 1,
-    cpuAllocationRate: 1,
-    faults: { total: 1, byType: {}, daysWithFault: 1 },
-    restarts: 1,
-    oomKills: 1,
-    scalePlans: 1,
-    lostGpuHours: 1,
-    downtimeGpuHours: 1,
-    cpuStarvedWaitS: { mean: 1, total: 1, share: 1 },
-    dataWorkers: { meanPerJob: 1 },
-    waitByReason: {},
-    fairness: { users: 1, jainSlowdown: 1, slowdownMean: 1 },
-    perUser: { top: [], other: null },
-    events: 1,
-  };
+  const { perf: _perf, ...summary } = uniformSummary(1, { scenario: 's', policy: 'p', seed: 0, makespanS });
+  return summary;
 }
 
 /** Makespan of a cell: nodes x 10 + (horizon 2d: 1000) + (drf: 5) + seed squared. */
