@@ -1,7 +1,7 @@
 import type { TaskPlacement } from './allocation.js';
 import { GPU_MILLI, type NodeSpec } from './cluster-spec.js';
 import type { ClusterView } from './cluster-state.js';
-import { fitGroupOf, type FitCursor, type FitIndexView, type FitVisit } from './fit-index.js';
+import { fitGroupOf, type FitCursor, type FitIndexView, type FitVisit, type ScanFilter } from './fit-index.js';
 import { TouchedFit } from './touched-fit.js';
 import type { ReplicaDemand } from './job-spec.js';
 
@@ -18,17 +18,38 @@ export interface NodeFree {
 export type ScratchBase = 'current' | 'empty';
 
 /**
+ * Per node, the stamp of the newest scratch that changed it (one array for every scratch, instead
+ * of a set each): while a scratch is the newest made, its stamp marks exactly the nodes it changed,
+ * so a scan of the cluster's index passes over them in its own loop. An older scratch asks its maps.
+ */
+let touchStamps = new Uint32Array(0);
+let lastTouchStamp = 0;
+
+/** A stamp for a new scratch over `nodes` nodes (the stamps start afresh when they run out, or the array is too short). */
+function nextTouchStamp(nodes: number): number {
+  if (touchStamps.length < nodes || lastTouchStamp === 0xffffffff) {
+    touchStamps = new Uint32Array(Math.max(nodes, touchStamps.length));
+    lastTouchStamp = 0;
+  }
+  return ++lastTouchStamp;
+}
+
+/**
  * A copy-on-write copy of the cluster's free capacity that a policy reserves into while it plans
  * one decision; the real cluster changes only when the simulation applies the decision.
  */
 export class CapacityScratch {
   readonly nodes: readonly NodeSpec[];
-  private readonly overlay = new Map<number, NodeFree>();
+  /** The nodes this scratch changed, their free resources as it sees them (made at the first change). */
+  private overlay: Map<number, NodeFree> | null = null;
   /** Nodes this scratch opened or closed to new tasks (a change a plan foresees), by whether they are open. */
   private opened: Map<number, boolean> | null = null;
   private wholeGpusTotal: number;
-  /** The nodes this scratch changed or opened, in fit-key order as it sees them (schedulable ones only). */
-  private readonly touchedFit: TouchedFit;
+  /** The nodes this scratch changed or opened, in fit-key order as it sees them (schedulable ones only; made at the first change). */
+  private touchedFit: TouchedFit | null = null;
+  /** This scratch's stamp in touchStamps, and the array it was given in. */
+  private readonly stamps: Uint32Array;
+  private readonly stamp: number;
 
   constructor(
     private readonly view: ClusterView,
@@ -36,7 +57,8 @@ export class CapacityScratch {
   ) {
     this.nodes = view.nodes;
     this.wholeGpusTotal = base === 'current' ? view.schedulableFreeWholeGpus : view.totalGpus;
-    this.touchedFit = new TouchedFit((i) => fitGroupOf(this.nodes[i]!));
+    this.stamp = nextTouchStamp(this.nodes.length);
+    this.stamps = touchStamps;
   }
 
   /** True when `bestFit` and `worstFit` can answer (a scratch of the current state; an 'empty' one is scanned). */
@@ -50,25 +72,33 @@ export class CapacityScratch {
    * least `minGpuMilli` free GPU capacity and `minCpuMilli` free CPU that `accepts` takes; null when none does. Costs the nodes
    * passed over, not the cluster (an indexed scratch only).
    */
-  bestFit(groups: readonly string[], minGpuMilli: number, minCpuMilli: number, accepts: (nodeIndex: number) => boolean): number | null {
+  bestFit(
+    groups: readonly string[],
+    minGpuMilli: number,
+    minCpuMilli: number,
+    accepts: (nodeIndex: number) => boolean,
+    minMostFreeGpuMilli = -1,
+  ): number | null {
     const base = this.view.fitIndex();
     let bestGpu = Infinity;
     let bestCpu = Infinity;
     let best = -1;
+    const filter = this.baseFilter(minMostFreeGpuMilli);
     // A scan stops at the first node it accepts, or at the first key not before the best so far.
     const take = (skipTouched: boolean): FitVisit => (gpuMilli, cpuMilli, i) => {
       if (gpuMilli > bestGpu || (gpuMilli === bestGpu && (cpuMilli > bestCpu || (cpuMilli === bestCpu && i >= best)))) return true;
       if ((skipTouched && this.isTouched(i)) || !accepts(i)) return false;
-      bestGpu = gpuMilli;
+      bestGpu = filter.untilGpuMilli = gpuMilli;
       bestCpu = cpuMilli;
       best = i;
       return true;
     };
-    const fromBase = take(this.overlay.size > 0 || this.opened !== null);
+    const touched = this.touchedFit;
+    const fromBase = take(this.overlay !== null || this.opened !== null);
     const fromTouched = take(false);
     for (const group of groups) {
-      base.scan(group, minGpuMilli, minCpuMilli, fromBase);
-      if (this.touchedFit.size > 0) this.touchedFit.scan(group, minGpuMilli, minCpuMilli, fromTouched);
+      base.scan(group, minGpuMilli, minCpuMilli, fromBase, filter);
+      if (touched !== null && touched.size > 0) touched.scan(group, minGpuMilli, minCpuMilli, fromTouched);
     }
     return best < 0 ? null : best;
   }
@@ -97,7 +127,7 @@ export class CapacityScratch {
     };
     for (const group of groups) {
       scan(base.descending(group), true);
-      scan(this.touchedFit.descending(group), false);
+      if (this.touchedFit !== null) scan(this.touchedFit.descending(group), false);
     }
     return best < 0 ? null : best;
   }
@@ -111,9 +141,11 @@ export class CapacityScratch {
     let stopped = false;
     const fromBase: FitVisit = (_g, _c, i) => (stopped = !this.isTouched(i) && visit(i) === true);
     const fromTouched: FitVisit = (_g, _c, i) => (stopped = visit(i) === true);
+    const filter = this.baseFilter(-1);
+    const touched = this.touchedFit;
     for (const group of groups) {
-      if (!stopped) base.scan(group, minGpuMilli, minCpuMilli, fromBase);
-      if (!stopped) this.touchedFit.scan(group, minGpuMilli, minCpuMilli, fromTouched);
+      if (!stopped) base.scan(group, minGpuMilli, minCpuMilli, fromBase, filter);
+      if (!stopped && touched !== null) touched.scan(group, minGpuMilli, minCpuMilli, fromTouched);
     }
   }
 
@@ -126,7 +158,7 @@ export class CapacityScratch {
     const streams: { cursor: FitCursor; live: boolean; skipTouched: boolean }[] = [];
     for (const group of groups) {
       streams.push({ cursor: base.descending(group), live: false, skipTouched: true });
-      streams.push({ cursor: this.touchedFit.descending(group), live: false, skipTouched: false });
+      if (this.touchedFit !== null) streams.push({ cursor: this.touchedFit.descending(group), live: false, skipTouched: false });
     }
     const advance = (stream: (typeof streams)[number]): void => {
       while (stream.cursor.next()) {
@@ -153,7 +185,7 @@ export class CapacityScratch {
     const base = this.view.fitIndex().groups();
     // A touched node the scratch did not open is schedulable in the cluster: its group is listed there.
     if (this.opened === null) return allowedGroups(base, needsGpus, gpuTypes);
-    const touched = this.touchedFit.size === 0 ? NO_GROUPS : this.touchedFit.groups();
+    const touched = this.touchedFit === null || this.touchedFit.size === 0 ? NO_GROUPS : this.touchedFit.groups();
     // The scratch's own nodes seldom bring a group the cluster's index lacks: then the answer is the
     // cluster's, kept from pass to pass until its groups change.
     if (touched.length === 0 || touched.every((group) => base.includes(group))) return allowedGroups(base, needsGpus, gpuTypes);
@@ -181,6 +213,7 @@ export class CapacityScratch {
     if (this.schedulable(nodeIndex) === open) return;
     this.wholeGpusTotal += (open ? 1 : -1) * this.free(nodeIndex).wholeGpus;
     (this.opened ??= new Map()).set(nodeIndex, open);
+    this.markTouched(nodeIndex);
     this.retouch(nodeIndex);
   }
 
@@ -202,13 +235,13 @@ export class CapacityScratch {
 
   /** Free resources of a node as this scratch sees them (read-only copy for scoring). */
   free(nodeIndex: number): Readonly<NodeFree> {
-    return this.overlay.get(nodeIndex) ?? this.baseFree(nodeIndex);
+    return this.copied(nodeIndex) ?? this.baseFree(nodeIndex);
   }
 
   /** How many replicas of `demand` the node could take now (0 when not schedulable). */
   fitCount(nodeIndex: number, demand: ReplicaDemand): number {
     if (!this.schedulable(nodeIndex)) return 0;
-    const copied = this.overlay.get(nodeIndex);
+    const copied = this.copied(nodeIndex);
     if (copied) return fitCountIn(copied, demand);
     const node = this.nodes[nodeIndex]!;
     const empty = this.base === 'empty';
@@ -233,7 +266,7 @@ export class CapacityScratch {
    * scan asks it of every node it passes over).
    */
   fitsOne(nodeIndex: number, demand: ReplicaDemand): boolean {
-    if (this.base === 'empty' || this.opened !== null || this.overlay.has(nodeIndex)) return this.fitCount(nodeIndex, demand) > 0;
+    if (this.base === 'empty' || this.opened !== null || this.copied(nodeIndex) !== undefined) return this.fitCount(nodeIndex, demand) > 0;
     const { view } = this;
     if (!view.schedulable(nodeIndex) || view.freeCpuMilli(nodeIndex) < demand.cpuMilli || view.freeMemMiB(nodeIndex) < demand.memMiB) return false;
     if (demand.gpus === 0) return true;
@@ -242,7 +275,7 @@ export class CapacityScratch {
 
   /** Free GPU capacity of the node in thousandths, summed over its GPUs. */
   freeGpuMilli(nodeIndex: number): number {
-    const copied = this.overlay.get(nodeIndex);
+    const copied = this.copied(nodeIndex);
     let sum = 0;
     if (copied) {
       for (const milli of copied.gpuFreeMilli) sum += milli;
@@ -256,21 +289,21 @@ export class CapacityScratch {
 
   /** Free memory of the node in MiB. */
   freeMemMiB(nodeIndex: number): number {
-    const copied = this.overlay.get(nodeIndex);
+    const copied = this.copied(nodeIndex);
     if (copied) return copied.memMiB;
     return this.base === 'empty' ? this.nodes[nodeIndex]!.memMiB : this.view.freeMemMiB(nodeIndex);
   }
 
   /** Free whole GPUs of the node. */
   freeWholeGpus(nodeIndex: number): number {
-    const copied = this.overlay.get(nodeIndex);
+    const copied = this.copied(nodeIndex);
     if (copied) return copied.wholeGpus;
     return this.base === 'empty' ? this.nodes[nodeIndex]!.gpus : this.view.freeWholeGpus(nodeIndex);
   }
 
   /** Free CPU of the node in thousandths of a core. */
   freeCpuMilli(nodeIndex: number): number {
-    const copied = this.overlay.get(nodeIndex);
+    const copied = this.copied(nodeIndex);
     if (copied) return copied.cpuMilli;
     return this.base === 'empty' ? this.nodes[nodeIndex]!.cpuMilli : this.view.freeCpuMilli(nodeIndex);
   }
@@ -304,15 +337,43 @@ export class CapacityScratch {
     }
   }
 
+  /** True while this scratch is the newest made: its stamps then mark exactly the nodes it touched. */
+  private stampsHold(): boolean {
+    return lastTouchStamp === this.stamp && touchStamps === this.stamps;
+  }
+
   /** True when this scratch changed or opened/closed the node (its place in the cluster's fit index is stale here). */
   private isTouched(nodeIndex: number): boolean {
-    return this.overlay.has(nodeIndex) || (this.opened !== null && this.opened.has(nodeIndex));
+    if (this.stampsHold()) return this.stamps[nodeIndex] === this.stamp;
+    return (this.overlay !== null && this.overlay.has(nodeIndex)) || (this.opened !== null && this.opened.has(nodeIndex));
+  }
+
+  /** The node's free resources as this scratch changed them, or undefined when it has not. */
+  private copied(nodeIndex: number): NodeFree | undefined {
+    if (this.overlay === null || (this.stampsHold() && this.stamps[nodeIndex] !== this.stamp)) return undefined;
+    return this.overlay.get(nodeIndex);
+  }
+
+  /** Marks the node touched (in the stamps, while they hold for this scratch). */
+  private markTouched(nodeIndex: number): void {
+    if (this.stampsHold()) this.stamps[nodeIndex] = this.stamp;
+  }
+
+  /**
+   * What a scan of the cluster's index may pass over for this scratch: the nodes it touched (while
+   * its stamps hold; its visitor passes over them otherwise) and, when given, nodes without the
+   * share of one GPU a replica needs (read from the cluster: exact for a node this scratch has not touched).
+   */
+  private baseFilter(minMostFreeGpuMilli: number): ScanFilter {
+    const touched = this.overlay !== null || this.opened !== null;
+    return { stamps: touched && this.stampsHold() ? this.stamps : null, stamp: this.stamp, minMostFreeGpuMilli, untilGpuMilli: Infinity };
   }
 
   /** Puts a node this scratch changed at its new place among the touched nodes. */
   private retouch(nodeIndex: number): void {
-    if (this.schedulable(nodeIndex)) this.touchedFit.set(nodeIndex, this.freeGpuMilli(nodeIndex), this.freeCpuMilli(nodeIndex));
-    else this.touchedFit.remove(nodeIndex);
+    const touched = (this.touchedFit ??= new TouchedFit((i) => fitGroupOf(this.nodes[i]!)));
+    if (this.schedulable(nodeIndex)) touched.set(nodeIndex, this.freeGpuMilli(nodeIndex), this.freeCpuMilli(nodeIndex));
+    else touched.remove(nodeIndex);
   }
 
   private baseFree(nodeIndex: number): NodeFree {
@@ -336,10 +397,12 @@ export class CapacityScratch {
   }
 
   private writable(nodeIndex: number): NodeFree {
-    let free = this.overlay.get(nodeIndex);
+    const overlay = (this.overlay ??= new Map());
+    let free = overlay.get(nodeIndex);
     if (!free) {
       free = this.baseFree(nodeIndex);
-      this.overlay.set(nodeIndex, free);
+      overlay.set(nodeIndex, free);
+      this.markTouched(nodeIndex);
     }
     return free;
   }

@@ -129,7 +129,7 @@ export class ClusterState implements ClusterView {
     this.totalCpuMilli = spec.nodes.reduce((sum, n) => sum + n.cpuMilli, 0);
     this.totalMemMiB = spec.nodes.reduce((sum, n) => sum + n.memMiB, 0);
     this.schedulableWholeFree = this.totalGpus;
-    this.fit = new FitIndex((i) => fitGroupOf(this.nodes[i]!));
+    this.fit = new FitIndex((i) => fitGroupOf(this.nodes[i]!), this.mostFreeGpu);
     this.isStaleFit = new Uint8Array(this.nodes.length);
     this.pendingCpuMilli = new Float64Array(this.nodes.length);
     this.pendingMemMiB = new Float64Array(this.nodes.length);

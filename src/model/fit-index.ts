@@ -8,6 +8,20 @@ export function fitGroupOf(node: NodeSpec): string {
   return node.gpus > 0 && node.gpuType !== null ? node.gpuType : '';
 }
 
+/**
+ * What a scan may pass over without calling back: each a condition the caller would reject the node
+ * on anyway, checked in the scan's own loop (a best-fit scan meets many such nodes in a busy cluster).
+ */
+export interface ScanFilter {
+  /** Nodes whose entry here equals `stamp` are passed over (the nodes a scratch changed); null: none. */
+  stamps: Uint32Array | null;
+  stamp: number;
+  /** Nodes whose most free share of one GPU (thousandths; -1 without GPUs) is below this are passed over; only an index given those shares reads it. */
+  minMostFreeGpuMilli: number;
+  /** The scan ends past this free GPU capacity (thousandths): the caller wants nothing above it. */
+  untilGpuMilli: number;
+}
+
 /** Read-only access to a fit index. */
 export interface FitIndexView {
   /** Groups (GPU models, '' for nodes without GPUs) that have at least one node in the index (the same array until that changes). */
@@ -15,9 +29,10 @@ export interface FitIndexView {
   /**
    * Calls `visit` for the group's nodes with at least `minGpuMilli` free GPU capacity and
    * `minCpuMilli` free CPU, in fit-key order, until it returns true. Nodes of a GPU level with less
-   * CPU are not visited (found by binary search); allocates nothing per node.
+   * CPU are not visited (found by binary search); allocates nothing per node. Nodes the filter
+   * excludes are passed over (an index without GPU shares ignores its share bound).
    */
-  scan(group: string, minGpuMilli: number, minCpuMilli: number, visit: FitVisit): void;
+  scan(group: string, minGpuMilli: number, minCpuMilli: number, visit: FitVisit, filter?: ScanFilter): void;
   /** A cursor over the group's nodes from the largest key down. */
   descending(group: string): FitCursor;
   /** True when the node is in the index. */
@@ -53,7 +68,14 @@ export class FitIndex implements FitIndexView {
   /** What `groups` returns, until a group gains its first node or loses its last (null: to be listed). */
   private groupList: readonly string[] | null = null;
 
-  constructor(private readonly groupOf: (nodeIndex: number) => string) {}
+  /**
+   * `mostFreeGpuMilliAt`: each node's most free share of one GPU, read live when a scan filters on
+   * it (the cluster's own counters); without it a scan ignores that bound.
+   */
+  constructor(
+    private readonly groupOf: (nodeIndex: number) => string,
+    private readonly mostFreeGpuMilliAt: readonly number[] | null = null,
+  ) {}
 
   get size(): number {
     return this.count;
@@ -100,11 +122,17 @@ export class FitIndex implements FitIndexView {
     return this.groupList;
   }
 
-  scan(group: string, minGpuMilli: number, minCpuMilli: number, visit: FitVisit): void {
+  scan(group: string, minGpuMilli: number, minCpuMilli: number, visit: FitVisit, filter?: ScanFilter): void {
     const levels = this.byGroup.get(group);
     if (levels === undefined || levels.size === 0) return;
     const { gpuAt, cpuAt } = this;
+    const stamps = filter?.stamps ?? null;
+    const stamp = filter?.stamp ?? 0;
+    const mostFree = filter !== undefined && filter.minMostFreeGpuMilli > -1 ? this.mostFreeGpuMilliAt : null;
+    const minMostFree = filter?.minMostFreeGpuMilli ?? -1;
     for (let level = levels.nextLevel(Math.max(0, Math.floor(minGpuMilli))); level >= 0; level = levels.nextLevel(level + 1)) {
+      // Every key of this level and above has more free GPU capacity than the caller wants.
+      if (filter !== undefined && level > filter.untilGpuMilli) return;
       const bucket = levels.at(level);
       const nodes = bucket.nodes;
       // Past the first level every key has more GPU: the bound is the level's own, at the CPU asked for.
@@ -112,7 +140,8 @@ export class FitIndex implements FitIndexView {
         const i = nodes[k]!;
         const cpuMilli = cpuAt[i]!;
         // Only a fractional level holds keys with more GPU and less CPU after the bound.
-        if (cpuMilli >= minCpuMilli && visit(gpuAt[i]!, cpuMilli, i)) return;
+        if (cpuMilli < minCpuMilli || (stamps !== null && stamps[i] === stamp) || (mostFree !== null && mostFree[i]! < minMostFree)) continue;
+        if (visit(gpuAt[i]!, cpuMilli, i)) return;
       }
     }
   }

@@ -72,7 +72,7 @@ export function packWithin(
 function packOne(scratch: CapacityScratch, replica: PlacementRequest['replicas'][number], gpuTypes: readonly string[]): TaskPlacement[] | null {
   const { demand } = replica;
   const groups = scratch.fitGroups(demand.gpus > 0, gpuTypes);
-  const node = scratch.bestFit(groups, minFreeGpuMilli(demand), demand.cpuMilli, (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand));
+  const node = scratch.bestFit(groups, minFreeGpuMilli(demand), demand.cpuMilli, (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand), minOneGpuMilli(demand));
   if (node === null) return null;
   const task = scratch.reserve(node, replica.role, demand);
   return task === null ? null : [task];
@@ -94,6 +94,11 @@ function gpuGroupsFit(scratch: CapacityScratch, groups: readonly ReplicaGroup[],
     if (room < group.remaining) return false;
   }
   return true;
+}
+
+/** The free share of one GPU (thousandths) a node needs at least to take one replica; -1 for a replica without GPUs. */
+function minOneGpuMilli(demand: ReplicaDemand): number {
+  return demand.gpus === 0 ? -1 : Math.min(demand.gpuMilli, GPU_MILLI);
 }
 
 /** The free GPU capacity (thousandths, summed over a node's GPUs) a node needs at least to take one replica. */
@@ -172,12 +177,19 @@ function bestNode(
     // One replica left: every node that takes it takes one, so best fit decides (read from the fit index).
     if (open.length === 1 && open[0]!.remaining === 1) {
       const { demand } = open[0]!;
-      return scratch.bestFit(scratch.fitGroups(demand.gpus > 0, gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand));
+      return scratch.bestFit(
+        scratch.fitGroups(demand.gpus > 0, gpuTypes),
+        minFreeGpuMilli(demand),
+        demand.cpuMilli,
+        (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand),
+        minOneGpuMilli(demand),
+      );
     }
     // A node taking every remaining replica beats all others, and among such nodes the best is the
     // first in fit-key order (least GPU, then CPU, left; lowest index): read it from the fit index.
     const whole = nodeTakingAll(scratch, open, gpuTypes);
     if (whole !== null) return whole;
+    if (open.length === 1 && open[0]!.demand.gpus > 0) return bestOfOneShape(scratch, open[0]!, gpuTypes);
     // Nodes with room for a GPU replica, from the fit index; the others can take only the CPU-only replicas.
     let minGpuMilli = Infinity;
     let minCpuMilli = Infinity;
@@ -235,25 +247,51 @@ function mostReplicas(open: readonly ReplicaGroup[], gpuMilli: number, cpuMilli 
   return most;
 }
 
+/**
+ * The best node for replicas of one GPU shape when none takes them all. It takes the most replicas
+ * any node takes (`most`), found from the most free GPU capacity down until no node left could take
+ * more. Among the nodes taking `most`, what each has left is its free GPU capacity and CPU less the
+ * same amounts, so the least left is the first in fit-key order: read from the fit index instead of
+ * scoring every node that takes as many.
+ */
+function bestOfOneShape(scratch: CapacityScratch, group: ReplicaGroup, gpuTypes: readonly string[]): number | null {
+  const { demand } = group;
+  const groups = scratch.fitGroups(true, gpuTypes);
+  const open = [group];
+  const needGpuMilli = minFreeGpuMilli(demand);
+  let most = 0;
+  scratch.forEachDescending(groups, (gpuMilli, cpuMilli, i) => {
+    if (gpuMilli < needGpuMilli || mostReplicas(open, gpuMilli) <= most) return true;
+    if (cpuMilli >= demand.cpuMilli && mostReplicas(open, gpuMilli, cpuMilli) > most) most = Math.max(most, scoreOneShape(scratch, i, group, gpuTypes)?.count ?? 0);
+    return false;
+  });
+  if (most === 0) return null;
+  const takesMost = (i: number): boolean => (scoreOneShape(scratch, i, group, gpuTypes)?.count ?? 0) >= most;
+  return scratch.bestFit(groups, most * needGpuMilli, most * demand.cpuMilli, takesMost, minOneGpuMilli(demand));
+}
+
 /** The first node in fit-key order that takes every remaining replica of the open groups, or null. */
 function nodeTakingAll(scratch: CapacityScratch, open: readonly ReplicaGroup[], gpuTypes: readonly string[]): number | null {
   let remaining = 0;
   let gpuMilli = 0;
   let cpuMilli = 0;
   let needsGpus = false;
+  // A node taking every replica has the share of one GPU that each GPU replica needs.
+  let oneGpuMilli = -1;
   for (const group of open) {
     remaining += group.remaining;
     cpuMilli += group.remaining * group.demand.cpuMilli;
     if (group.demand.gpus > 0) {
       needsGpus = true;
       gpuMilli += group.remaining * group.demand.gpus * group.demand.gpuMilli;
+      oneGpuMilli = Math.max(oneGpuMilli, minOneGpuMilli(group.demand));
     }
   }
   const takesAll = (i: number): boolean => {
     const score = scoreNode(scratch, i, open, gpuTypes);
     return score !== null && score.count === remaining;
   };
-  return scratch.bestFit(scratch.fitGroups(needsGpus, gpuTypes), gpuMilli, cpuMilli, takesAll);
+  return scratch.bestFit(scratch.fitGroups(needsGpus, gpuTypes), gpuMilli, cpuMilli, takesAll, oneGpuMilli);
 }
 
 /** Scores a node for the open groups (one shape: without copying its state). */
