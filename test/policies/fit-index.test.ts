@@ -57,8 +57,9 @@ function requestOf(id: string, r: { demand: ReplicaDemand; replicas: number; gpu
 }
 
 describe('best fit and worst fit through the fit index', () => {
-  for (const policy of [packPlacement, spreadPlacement] as PlacementPolicy[]) {
-    it(`${policy.name} places every request on the nodes a scan of the cluster picks, whatever the cluster and the scratch hold`, () => {
+  // Made newest, the indexed scratch passes over its own nodes by its stamps; made first, by its maps.
+  for (const [policy, indexedNewest] of [packPlacement, spreadPlacement].flatMap((p) => [[p, true], [p, false]] as [PlacementPolicy, boolean][])) {
+    it(`${policy.name} places every request on the nodes a scan of the cluster picks, whatever the cluster and the scratch hold (indexed scratch made ${indexedNewest ? 'last' : 'first'})`, () => {
       fc.assert(
         fc.property(
           fc.array(nodeArb, { minLength: 1, maxLength: 12 }),
@@ -74,8 +75,9 @@ describe('best fit and worst fit through the fit index', () => {
             });
             for (const i of cordoned) if (i < specs.length) cluster.setNodeHealth(i, i % 2 === 0 ? 'cordoned' : 'down');
             // One pass: both scratches take the same requests in turn; a foreseen closure half way.
+            const scannedFirst = indexedNewest ? new ScanningScratch(cluster) : null;
             const indexed = new CapacityScratch(cluster);
-            const scanned = new ScanningScratch(cluster);
+            const scanned = scannedFirst ?? new ScanningScratch(cluster);
             asked.forEach((r, k) => {
               if (k === 3) for (const s of [indexed, scanned]) s.setSchedulable(0, !s.schedulable(0));
               // A running job the plan stops: its tasks are free in the scratch, not yet in the cluster.
