@@ -278,7 +278,8 @@ export class CapacityScratch {
     const copied = this.copied(nodeIndex);
     let sum = 0;
     if (copied) {
-      for (const milli of copied.gpuFreeMilli) sum += milli;
+      const milli = copied.gpuFreeMilli;
+      for (let g = 0; g < milli.length; g++) sum += milli[g]!;
       return sum;
     }
     const node = this.nodes[nodeIndex]!;
@@ -324,7 +325,9 @@ export class CapacityScratch {
   unreserve(tasks: readonly TaskPlacement[]): void {
     for (const task of tasks) {
       const free = this.writable(task.nodeIndex);
-      for (const g of task.gpuIndices) {
+      const gpus = task.gpuIndices;
+      for (let k = 0; k < gpus.length; k++) {
+        const g = gpus[k]!;
         free.gpuFreeMilli[g]! += task.demand.gpuMilli;
         if (free.gpuFreeMilli[g] === GPU_MILLI) {
           free.wholeGpus++;
@@ -431,7 +434,8 @@ const ALLOWED_GROUPS = new WeakMap<readonly string[], Map<string, readonly strin
 export function fitCountIn(free: Readonly<NodeFree>, demand: ReplicaDemand): number {
   if (demand.gpus > 0 && demand.gpuMilli < GPU_MILLI) {
     let slots = 0;
-    for (const milli of free.gpuFreeMilli) slots += Math.floor(milli / demand.gpuMilli);
+    const milli = free.gpuFreeMilli;
+    for (let g = 0; g < milli.length; g++) slots += Math.floor(milli[g]! / demand.gpuMilli);
     return Math.min(slots, fitCountOf(free.cpuMilli, free.memMiB, Infinity, demand));
   }
   return fitCountOf(free.cpuMilli, free.memMiB, free.wholeGpus, demand);
@@ -472,7 +476,8 @@ export function takeReplica(free: NodeFree, demand: ReplicaDemand): readonly num
     }
     picked.push(best);
   }
-  for (const g of picked) {
+  for (let k = 0; k < picked.length; k++) {
+    const g = picked[k]!;
     if (free.gpuFreeMilli[g] === GPU_MILLI) free.wholeGpus--;
     free.gpuFreeMilli[g]! -= demand.gpuMilli;
   }
@@ -498,7 +503,8 @@ const SHARED_GPU_LISTS: (readonly number[] | undefined)[] = [];
  */
 function sharedGpuList(picked: readonly number[]): readonly number[] {
   let bits = 0;
-  for (const g of picked) {
+  for (let k = 0; k < picked.length; k++) {
+    const g = picked[k]!;
     if (g >= SHARED_GPU_BITS) return Object.freeze([...picked]);
     bits |= 1 << g;
   }

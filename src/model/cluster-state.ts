@@ -77,8 +77,12 @@ export class ClusterState implements ClusterView {
   private readonly auxByNode: Eviction[][];
   private readonly auxCpuMilli: number[];
   private readonly auxMemMiB: number[];
-  /** For each node, the jobs holding tasks on it and how many. */
-  private readonly taskCountsByNode: Map<string, number>[];
+  /**
+   * For each node, the id of the job of each task on it, in the order the tasks came (a job's
+   * first entry stays first while it holds any task there: a task leaving takes the job's last
+   * entry). A node holds a few tasks: an array costs less per start and stop than a map a node.
+   */
+  private readonly taskJobsByNode: string[][];
   private allocatedGpuMilliTotal = 0;
   /** Auxiliary tasks held over the cluster. */
   private auxTasks = 0;
@@ -121,7 +125,7 @@ export class ClusterState implements ClusterView {
     this.mostFreeGpu = spec.nodes.map((n) => (n.gpus > 0 ? GPU_MILLI : -1));
     this.cpuUsedMilli = spec.nodes.map(() => 0);
     this.memUsedMiB = spec.nodes.map(() => 0);
-    this.taskCountsByNode = spec.nodes.map(() => new Map());
+    this.taskJobsByNode = spec.nodes.map(() => []);
     this.auxByNode = spec.nodes.map(() => []);
     this.auxCpuMilli = spec.nodes.map(() => 0);
     this.auxMemMiB = spec.nodes.map(() => 0);
@@ -244,7 +248,7 @@ export class ClusterState implements ClusterView {
 
   /** Ids of jobs holding at least one task on the node (cost: those jobs only). */
   jobsOnNode(nodeIndex: number): string[] {
-    return [...this.taskCountsByNode[nodeIndex]!.keys()];
+    return [...new Set(this.taskJobsByNode[nodeIndex]!)];
   }
 
   /**
@@ -396,7 +400,7 @@ export class ClusterState implements ClusterView {
     if (!changed) throw new InvariantError('checkChangedNodes needs trackChanges first');
     if (changed.size === 0) return;
     const jobIds = new Set<string>();
-    for (const i of changed) for (const jobId of this.taskCountsByNode[i]!.keys()) jobIds.add(jobId);
+    for (const i of changed) for (const jobId of this.taskJobsByNode[i]!) jobIds.add(jobId);
     const tasks: TaskPlacement[] = [];
     const counts = new Map<number, Map<string, number>>([...changed].map((i) => [i, new Map()]));
     for (const jobId of jobIds) {
@@ -468,7 +472,8 @@ export class ClusterState implements ClusterView {
 
   /** Throws unless the node's jobs-on-node index holds exactly these task counts. */
   private checkIndex(nodeIndex: number, counts: ReadonlyMap<string, number>): void {
-    const index = this.taskCountsByNode[nodeIndex]!;
+    const index = new Map<string, number>();
+    for (const jobId of this.taskJobsByNode[nodeIndex]!) index.set(jobId, (index.get(jobId) ?? 0) + 1);
     if (index.size !== counts.size || [...index].some(([jobId, count]) => counts.get(jobId) !== count)) {
       throw new InvariantError(`node ${this.nodes[nodeIndex]!.name}: jobs-on-node index out of step with the tasks held`);
     }
@@ -521,12 +526,17 @@ export class ClusterState implements ClusterView {
     }
   }
 
-  /** Adds `delta` to the job's task count on the node, forgetting the job there at 0. */
-  private countOnNode(jobId: string, nodeIndex: number, delta: number): void {
-    const counts = this.taskCountsByNode[nodeIndex]!;
-    const count = (counts.get(jobId) ?? 0) + delta;
-    if (count > 0) counts.set(jobId, count);
-    else counts.delete(jobId);
+  /** Lists one more task of the job on the node (+1), or one fewer (-1: the job's last entry there goes). */
+  private countOnNode(jobId: string, nodeIndex: number, delta: 1 | -1): void {
+    const jobs = this.taskJobsByNode[nodeIndex]!;
+    if (delta > 0) {
+      jobs.push(jobId);
+      return;
+    }
+    const k = jobs.lastIndexOf(jobId);
+    if (k < 0) throw new InvariantError(`node ${this.nodes[nodeIndex]!.name}: job ${jobId} holds no task there`);
+    for (let j = k + 1; j < jobs.length; j++) jobs[j - 1] = jobs[j]!;
+    jobs.length--;
   }
 
   /** Works out the node's most free share of one GPU again (its GPUs' use or health changed). */
@@ -556,7 +566,9 @@ export class ClusterState implements ClusterView {
     const i = task.nodeIndex;
     this.changedNodes?.add(i);
     this.markStaleFit(i);
-    for (const g of task.gpuIndices) {
+    const gpus = task.gpuIndices;
+    for (let k = 0; k < gpus.length; k++) {
+      const g = gpus[k]!;
       const wasWholeFree = this.isWholeFree(i, g);
       this.gpuUsedMilli[i]![g]! += sign * task.demand.gpuMilli;
       this.adjustWholeFree(i, (this.isWholeFree(i, g) ? 1 : 0) - (wasWholeFree ? 1 : 0));

@@ -360,6 +360,6 @@ function scoreMixed(
     for (let k = 0; k < group.remaining && takeReplica(left, group.demand) !== null; k++) count++;
   }
   let leftGpuMilli = 0;
-  for (const milli of left.gpuFreeMilli) leftGpuMilli += milli;
+  for (let g = 0; g < left.gpuFreeMilli.length; g++) leftGpuMilli += left.gpuFreeMilli[g]!;
   return { count, leftGpuMilli, leftCpuMilli: left.cpuMilli };
 }
