@@ -134,14 +134,22 @@ export class CapacityScratch {
 
   /**
    * Calls `visit` once for every schedulable node of the groups with at least `minGpuMilli` free GPU
-   * capacity and `minCpuMilli` free CPU, in no set order, until it returns true (an indexed scratch only).
+   * capacity and `minCpuMilli` free CPU, in no set order, until it returns true (an indexed scratch
+   * only). With `minMostFreeGpuMilli`, nodes this scratch has not changed are passed over when no
+   * GPU of theirs has that share free (for a visitor that counts none on such a node).
    */
-  forEachWithFree(groups: readonly string[], minGpuMilli: number, minCpuMilli: number, visit: (nodeIndex: number) => boolean | void): void {
+  forEachWithFree(
+    groups: readonly string[],
+    minGpuMilli: number,
+    minCpuMilli: number,
+    visit: (nodeIndex: number) => boolean | void,
+    minMostFreeGpuMilli = -1,
+  ): void {
     const base = this.view.fitIndex();
     let stopped = false;
     const fromBase: FitVisit = (_g, _c, i) => (stopped = !this.isTouched(i) && visit(i) === true);
     const fromTouched: FitVisit = (_g, _c, i) => (stopped = visit(i) === true);
-    const filter = this.baseFilter(-1);
+    const filter = this.baseFilter(minMostFreeGpuMilli);
     const touched = this.touchedFit;
     for (const group of groups) {
       if (!stopped) base.scan(group, minGpuMilli, minCpuMilli, fromBase, filter);

@@ -2,7 +2,7 @@
 import type { CapacityScratch } from '../model/capacity.js';
 import { GPU_MILLI } from '../model/cluster-spec.js';
 import type { ReplicaDemand } from '../model/job-spec.js';
-import { minFreeGpuMilli } from './placement/pack.js';
+import { minFreeGpuMilli, minOneGpuMilli } from './placement/pack.js';
 import type { PlacementPolicy, PlacementRequest, ReplicaRequest } from './types.js';
 import type { CapacityReason } from './wait-reason.js';
 
@@ -46,7 +46,7 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
   } else if (shareMilli === 0) {
     // Whole GPUs of the allowed models: only nodes with a whole GPU free count.
     let freeWhole = 0;
-    scratch.forEachWithFree(groups, GPU_MILLI, 0, (i) => (freeWhole += scratch.freeWholeGpus(i)) >= wholeGpus);
+    scratch.forEachWithFree(groups, GPU_MILLI, 0, (i) => (freeWhole += scratch.freeWholeGpus(i)) >= wholeGpus, GPU_MILLI);
     if (freeWhole < wholeGpus) return 'no-gpus';
   } else {
     const needMilli = wholeGpus * GPU_MILLI + shareMilli;
@@ -62,10 +62,16 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
   // Nodes that hold a replica's GPUs, each counted alone (the first GPU replica's shape stands for the others).
   const only = gpuOnly(example);
   let slots = 0;
-  scratch.forEachWithFree(groups, minFreeGpuMilli(only), 0, (i) => {
-    slots += scratch.fitCount(i, only);
-    return slots >= gpuReplicas;
-  });
+  scratch.forEachWithFree(
+    groups,
+    minFreeGpuMilli(only),
+    0,
+    (i) => {
+      slots += scratch.fitCount(i, only);
+      return slots >= gpuReplicas;
+    },
+    minOneGpuMilli(only),
+  );
   if (slots === 0) return 'fragmented';
   // Replicas asking for the same GPUs fit together exactly when the nodes' counts add up to them
   // (each node takes as many as it holds): only a gang of mixed GPU shapes needs a placement.

@@ -3,7 +3,7 @@ import { GPU_MILLI } from '../model/cluster-spec.js';
 import type { ClusterView } from '../model/cluster-state.js';
 import type { JobRequest, ReplicaDemand } from '../model/job-spec.js';
 import { nodeAllows } from '../policies/placement/node-filter.js';
-import { minFreeGpuMilli } from '../policies/placement/pack.js';
+import { minFreeGpuMilli, minOneGpuMilli } from '../policies/placement/pack.js';
 import { shapeSignature } from '../policies/scheduling/shape-queue.js';
 import type { JobRuntime } from './job-runtime.js';
 
@@ -185,11 +185,17 @@ export class CpuStarvationMeter {
 /** How many replicas of `demand` the schedulable nodes with room for its GPUs take, each node counted alone; stops at `enough`. */
 function takes(scratch: CapacityScratch, demand: ReplicaDemand, enough: number, gpuTypes: readonly string[]): number {
   let taken = 0;
-  scratch.forEachWithFree(scratch.fitGroups(true, gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, (i) => {
-    // Most nodes passed over take none: told apart without counting.
-    if (nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand)) taken += scratch.fitCount(i, demand);
-    return taken >= enough;
-  });
+  scratch.forEachWithFree(
+    scratch.fitGroups(true, gpuTypes),
+    minFreeGpuMilli(demand),
+    demand.cpuMilli,
+    (i) => {
+      // Most nodes passed over take none: told apart without counting.
+      if (nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand)) taken += scratch.fitCount(i, demand);
+      return taken >= enough;
+    },
+    minOneGpuMilli(demand),
+  );
   return taken;
 }
 

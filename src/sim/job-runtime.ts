@@ -55,18 +55,33 @@ export function hardwareSpeedFactor(kind: JobKind, tasks: readonly TaskSpeed[]):
   return (workers > 0 ? workerSum / workers : 1) * slowestPs;
 }
 
-/** Numbers a job's runtime state keeps (the accessors of JobRuntime, in order). */
-const NUMBERS_PER_JOB = 54;
+/** Numbers every job's runtime state keeps (the accessors of JobRuntime that read `numbers`, in order). */
+const NUMBERS_PER_JOB = 29;
+
+/**
+ * Numbers only some jobs need (faults, pauses, checkpoints, preemptions, resizes, data workers),
+ * with the value each has until a job first changes it: a job gets its block of them at its first
+ * change, so that a replay without those costs nothing a job for them.
+ */
+const COLD_DEFAULTS: readonly number[] = Object.freeze([
+  0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, Infinity, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+]);
+
+/** Jobs' blocks of cold numbers in one chunk (a chunk never moves: a job keeps a reference to its own). */
+const COLD_BLOCKS_PER_CHUNK = 1024;
 
 /**
  * The numbers of many jobs' runtime state in one typed array: 8 bytes a number, and nothing for the
  * garbage collector to trace (as object fields, every fractional number would be an object of its
- * own per job: hundreds of bytes a job over a million jobs).
+ * own per job: hundreds of bytes a job over a million jobs). The cold numbers of the jobs that need
+ * them live in chunks beside it.
  */
 export class JobNumbers {
   /** Every job's numbers, job after job. */
   readonly values: Float64Array;
   private used = 0;
+  private coldChunk = new Float64Array(0);
+  private coldUsed = 0;
 
   constructor(jobs: number) {
     this.values = new Float64Array(Math.max(1, jobs) * NUMBERS_PER_JOB);
@@ -78,6 +93,18 @@ export class JobNumbers {
     const at = this.used;
     this.used += NUMBERS_PER_JOB;
     return at;
+  }
+
+  /** A new block of cold numbers, at their first values: the chunk it is in and its offset there. */
+  takeCold(): [Float64Array, number] {
+    if (this.coldUsed + COLD_DEFAULTS.length > this.coldChunk.length) {
+      this.coldChunk = new Float64Array(COLD_BLOCKS_PER_CHUNK * COLD_DEFAULTS.length);
+      this.coldUsed = 0;
+    }
+    const at = this.coldUsed;
+    this.coldUsed += COLD_DEFAULTS.length;
+    for (let k = 0; k < COLD_DEFAULTS.length; k++) this.coldChunk[at + k] = COLD_DEFAULTS[k]!;
+    return [this.coldChunk, at];
   }
 }
 
@@ -124,6 +151,10 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** Where the job's numbers live (see JobNumbers), and the offset of its own. */
   private readonly numbers: Float64Array;
   private readonly at: number;
+  private readonly store: JobNumbers;
+  /** The chunk of its cold numbers and their offset there; null until it first changes one. */
+  private cold: Float64Array | null = null;
+  private coldAt = 0;
   private currentPhase: JobPhase = 'waiting';
   /** Told of phase changes and updates; null when nobody watches. */
   watcher: JobWatcher | null = null;
@@ -247,29 +278,29 @@ export class JobRuntime implements OracleJobView, JobRecord {
    * preprocessing spec): see model/preprocessing.ts.
    */
   get preprocessingFactor(): number {
-    return this.numbers[this.at + 51]!;
+    return this.coldNumber(24);
   }
 
   set preprocessingFactor(value: number) {
-    this.numbers[this.at + 51] = value;
+    this.setColdNumber(24, value);
   }
 
   /** Seconds it waited in the queue while GPUs were free for it but CPU was not (see sim/cpu-starvation.ts). */
   get cpuStarvedWaitS(): number {
-    return this.numbers[this.at + 52]!;
+    return this.numbers[this.at + 27]!;
   }
 
   set cpuStarvedWaitS(value: number) {
-    this.numbers[this.at + 52] = value;
+    this.numbers[this.at + 27] = value;
   }
 
   /** The CPU-starvation meter's clock of its class when it joined the queue (see sim/cpu-starvation.ts). */
   get cpuStarvedMarkS(): number {
-    return this.numbers[this.at + 53]!;
+    return this.numbers[this.at + 28]!;
   }
 
   set cpuStarvedMarkS(value: number) {
-    this.numbers[this.at + 53] = value;
+    this.numbers[this.at + 28] = value;
   }
 
   /** Its input preprocessing (ground truth): its spec's, or one drawn for it (a trace job's); null: its input always keeps up. */
@@ -289,20 +320,20 @@ export class JobRuntime implements OracleJobView, JobRecord {
   pauseSteps: readonly PauseStep[] = NO_PAUSE_STEPS;
 
   get pauseStartS(): number {
-    return this.numbers[this.at + 12]!;
+    return this.coldNumber(0);
   }
 
   set pauseStartS(value: number) {
-    this.numbers[this.at + 12] = value;
+    this.setColdNumber(0, value);
   }
 
   /** Pauses so far; a resume event names the pause it ends. */
   get pauses(): number {
-    return this.numbers[this.at + 13]!;
+    return this.coldNumber(1);
   }
 
   set pauses(value: number) {
-    this.numbers[this.at + 13] = value;
+    this.setColdNumber(1, value);
   }
 
   /** True while the current pause is recovery from a fault (see isRecoveryPause). */
@@ -311,11 +342,11 @@ export class JobRuntime implements OracleJobView, JobRecord {
   private pausedByKind: Record<PauseKind, number> | null = null;
   /** Seconds running (paused or not) with fewer workers than requested after recovery shrank the job. */
   get scaledDownS(): number {
-    return this.numbers[this.at + 14]!;
+    return this.coldNumber(2);
   }
 
   set scaledDownS(value: number) {
-    this.numbers[this.at + 14] = value;
+    this.setColdNumber(2, value);
   }
 
   /** True while a hang stalls training (resources held, no progress) until its watchdog fires. */
@@ -324,56 +355,56 @@ export class JobRuntime implements OracleJobView, JobRecord {
   crashed = false;
   /** Hangs so far; a watchdog event names the hang it belongs to. */
   get hangs(): number {
-    return this.numbers[this.at + 15]!;
+    return this.coldNumber(3);
   }
 
   set hangs(value: number) {
-    this.numbers[this.at + 15] = value;
+    this.setColdNumber(3, value);
   }
 
   /** Times the training processes (re)started; an OOM event names the start it belongs to. */
   get trainingStarts(): number {
-    return this.numbers[this.at + 16]!;
+    return this.numbers[this.at + 12]!;
   }
 
   set trainingStarts(value: number) {
-    this.numbers[this.at + 16] = value;
+    this.numbers[this.at + 12] = value;
   }
 
   /** Days of the job's life (counted from its first start) on which a fault hit it, up to `lastFaultDay`. */
   get faultDays(): number {
-    return this.numbers[this.at + 17]!;
+    return this.coldNumber(4);
   }
 
   set faultDays(value: number) {
-    this.numbers[this.at + 17] = value;
+    this.setColdNumber(4, value);
   }
 
   /** The last such day (−1: none yet); faults come in time order, so each day is counted once. */
   get lastFaultDay(): number {
-    return this.numbers[this.at + 18]!;
+    return this.coldNumber(5);
   }
 
   set lastFaultDay(value: number) {
-    this.numbers[this.at + 18] = value;
+    this.setColdNumber(5, value);
   }
 
   /** Speed factor of the hardware the job holds, from its unrepaired slowdown faults (thermal, PCIe width); 1 = none. */
   get hardwareFactor(): number {
-    return this.numbers[this.at + 19]!;
+    return this.numbers[this.at + 13]!;
   }
 
   set hardwareFactor(value: number) {
-    this.numbers[this.at + 19] = value;
+    this.numbers[this.at + 13] = value;
   }
 
   /** GPU-seconds of training whose result was lost to faults (rolled back or failed). */
   get lostGpuS(): number {
-    return this.numbers[this.at + 20]!;
+    return this.coldNumber(6);
   }
 
   set lostGpuS(value: number) {
-    this.numbers[this.at + 20] = value;
+    this.setColdNumber(6, value);
   }
 
   /**
@@ -382,111 +413,111 @@ export class JobRuntime implements OracleJobView, JobRecord {
    * while recovery keeps it below its requested workers.
    */
   get downtimeGpuS(): number {
-    return this.numbers[this.at + 21]!;
+    return this.coldNumber(7);
   }
 
   set downtimeGpuS(value: number) {
-    this.numbers[this.at + 21] = value;
+    this.setColdNumber(7, value);
   }
 
   /** Steps done and then lost to faults (rolled back, or all of them when the job failed). */
   get lostSteps(): number {
-    return this.numbers[this.at + 22]!;
+    return this.coldNumber(8);
   }
 
   set lostSteps(value: number) {
-    this.numbers[this.at + 22] = value;
+    this.setColdNumber(8, value);
   }
 
   /** Steps done and then lost when a preemption reclaimed the job's capacity without a save (a spot job). */
   get reclaimLostSteps(): number {
-    return this.numbers[this.at + 23]!;
+    return this.coldNumber(9);
   }
 
   set reclaimLostSteps(value: number) {
-    this.numbers[this.at + 23] = value;
+    this.setColdNumber(9, value);
   }
 
   /** GPU-seconds of training those reclaims lost. */
   get reclaimLostGpuS(): number {
-    return this.numbers[this.at + 24]!;
+    return this.coldNumber(10);
   }
 
   set reclaimLostGpuS(value: number) {
-    this.numbers[this.at + 24] = value;
+    this.setColdNumber(10, value);
   }
 
   /** Training seconds between checkpoints (Infinity: the job never checkpoints). */
   get checkpointIntervalS(): number {
-    return this.numbers[this.at + 25]!;
+    return this.coldNumber(11);
   }
 
   set checkpointIntervalS(value: number) {
-    this.numbers[this.at + 25] = value;
+    this.setColdNumber(11, value);
   }
 
   /** Training seconds since the last completed checkpoint (or start). */
   get trainedSinceCheckpointS(): number {
-    return this.numbers[this.at + 26]!;
+    return this.numbers[this.at + 14]!;
   }
 
   set trainedSinceCheckpointS(value: number) {
-    this.numbers[this.at + 26] = value;
+    this.numbers[this.at + 14] = value;
   }
 
   /** True while a checkpoint save blocks training. */
   saving = false;
   /** When the current save completes. */
   get savingUntilS(): number {
-    return this.numbers[this.at + 27]!;
+    return this.coldNumber(12);
   }
 
   set savingUntilS(value: number) {
-    this.numbers[this.at + 27] = value;
+    this.setColdNumber(12, value);
   }
 
   /** Progress the current save captures. */
   get savingSteps(): number {
-    return this.numbers[this.at + 28]!;
+    return this.coldNumber(13);
   }
 
   set savingSteps(value: number) {
-    this.numbers[this.at + 28] = value;
+    this.setColdNumber(13, value);
   }
 
   /** Progress at the last completed checkpoint, and at the one before (silent corruption rolls back to it). */
   get checkpointedSteps(): number {
-    return this.numbers[this.at + 29]!;
+    return this.coldNumber(14);
   }
 
   set checkpointedSteps(value: number) {
-    this.numbers[this.at + 29] = value;
+    this.setColdNumber(14, value);
   }
 
   get previousCheckpointedSteps(): number {
-    return this.numbers[this.at + 30]!;
+    return this.coldNumber(15);
   }
 
   set previousCheckpointedSteps(value: number) {
-    this.numbers[this.at + 30] = value;
+    this.setColdNumber(15, value);
   }
 
   /** Seconds blocked by checkpoint saves. */
   get checkpointingS(): number {
-    return this.numbers[this.at + 31]!;
+    return this.coldNumber(16);
   }
 
   set checkpointingS(value: number) {
-    this.numbers[this.at + 31] = value;
+    this.setColdNumber(16, value);
   }
 
   /** Seconds between a crash and the resubmission that noticed it. */
   get waitingForResubmitS(): number {
-    return this.numbers[this.at + 32]!;
+    return this.coldNumber(17);
   }
 
   set waitingForResubmitS(value: number) {
-    this.numbers[this.at + 32] = value;
+    this.setColdNumber(17, value);
   }
 
   /** Pause the next start takes (pod scheduling, start-up, checkpoint load after a crash); null = the resize pause. */
@@ -495,62 +526,62 @@ export class JobRuntime implements OracleJobView, JobRecord {
   shrunkByRecovery = false;
   /** Bumped on every change of allocation or rate; finish and checkpoint events for an older epoch are stale. */
   get epoch(): number {
-    return this.numbers[this.at + 33]!;
+    return this.numbers[this.at + 15]!;
   }
 
   set epoch(value: number) {
-    this.numbers[this.at + 33] = value;
+    this.numbers[this.at + 15] = value;
   }
 
   get restarts(): number {
-    return this.numbers[this.at + 34]!;
+    return this.coldNumber(18);
   }
 
   set restarts(value: number) {
-    this.numbers[this.at + 34] = value;
+    this.setColdNumber(18, value);
   }
 
   get preemptions(): number {
-    return this.numbers[this.at + 35]!;
+    return this.coldNumber(19);
   }
 
   set preemptions(value: number) {
-    this.numbers[this.at + 35] = value;
+    this.setColdNumber(19, value);
   }
 
   get resizes(): number {
-    return this.numbers[this.at + 36]!;
+    return this.coldNumber(20);
   }
 
   set resizes(value: number) {
-    this.numbers[this.at + 36] = value;
+    this.setColdNumber(20, value);
   }
 
   /** Reshapes of a role (replicas or demand changed by a reshape-role decision). */
   get reshapes(): number {
-    return this.numbers[this.at + 37]!;
+    return this.coldNumber(21);
   }
 
   set reshapes(value: number) {
-    this.numbers[this.at + 37] = value;
+    this.setColdNumber(21, value);
   }
 
   /** Seconds the training processes ran (not paused). */
   get runningS(): number {
-    return this.numbers[this.at + 38]!;
+    return this.numbers[this.at + 16]!;
   }
 
   set runningS(value: number) {
-    this.numbers[this.at + 38] = value;
+    this.numbers[this.at + 16] = value;
   }
 
   /** Seconds of `runningS` lost to hardware slowdowns: (1 − the job's slowdown factor) × time trained under it. */
   get slowedS(): number {
-    return this.numbers[this.at + 39]!;
+    return this.coldNumber(22);
   }
 
   set slowedS(value: number) {
-    this.numbers[this.at + 39] = value;
+    this.setColdNumber(22, value);
   }
 
   /** Names of the nodes the job has held tasks on, in the order it first used them: the name alone while it used one (most jobs). */
@@ -559,89 +590,89 @@ export class JobRuntime implements OracleJobView, JobRecord {
   private nodesUsedSet: Set<string> | null = null;
   /** Seconds spent paused by resizes and restarts. */
   get pausedS(): number {
-    return this.numbers[this.at + 40]!;
+    return this.coldNumber(23);
   }
 
   set pausedS(value: number) {
-    this.numbers[this.at + 40] = value;
+    this.setColdNumber(23, value);
   }
 
   /** Seconds spent waiting in the queue (all waits, including after preemptions). */
   get queuedS(): number {
-    return this.numbers[this.at + 41]!;
+    return this.numbers[this.at + 17]!;
   }
 
   set queuedS(value: number) {
-    this.numbers[this.at + 41] = value;
+    this.numbers[this.at + 17] = value;
   }
 
   /** GPUs held times seconds, up to `lastUpdateS` (what `advanceTo` last stored). */
   private get gpuSAtUpdate(): number {
-    return this.numbers[this.at + 42]!;
+    return this.numbers[this.at + 18]!;
   }
 
   private set gpuSAtUpdate(value: number) {
-    this.numbers[this.at + 42] = value;
+    this.numbers[this.at + 18] = value;
   }
 
   /** CPU held times seconds, in thousandths of a core times seconds. */
   get attainedCpuMilliS(): number {
-    return this.numbers[this.at + 43]!;
+    return this.numbers[this.at + 19]!;
   }
 
   set attainedCpuMilliS(value: number) {
-    this.numbers[this.at + 43] = value;
+    this.numbers[this.at + 19] = value;
   }
 
   /** GPUs this job counts as busy in the cluster's utilisation (what the simulation last added). */
   get busyGpusCounted(): number {
-    return this.numbers[this.at + 44]!;
+    return this.numbers[this.at + 20]!;
   }
 
   set busyGpusCounted(value: number) {
-    this.numbers[this.at + 44] = value;
+    this.numbers[this.at + 20] = value;
   }
 
   /** When the current shape started running, for speed samples. */
   get shapeSinceS(): number {
-    return this.numbers[this.at + 45]!;
+    return this.numbers[this.at + 21]!;
   }
 
   set shapeSinceS(value: number) {
-    this.numbers[this.at + 45] = value;
+    this.numbers[this.at + 21] = value;
   }
 
   private speedSampleList: SpeedSample[] | null = null;
   /** Simulated time progress was last brought up to. */
   get lastUpdateS(): number {
-    return this.numbers[this.at + 46]!;
+    return this.numbers[this.at + 22]!;
   }
 
   set lastUpdateS(value: number) {
-    this.numbers[this.at + 46] = value;
+    this.numbers[this.at + 22] = value;
   }
 
   /** Steps per second at the requested shape (the yardstick of effective training time). */
   get nominalRateStepsPerS(): number {
-    return this.numbers[this.at + 47]!;
+    return this.numbers[this.at + 23]!;
   }
 
   /** Its last positive training speed, steps/s (0 before it trained). */
   get lastRateStepsPerS(): number {
-    return this.numbers[this.at + 49]!;
+    return this.numbers[this.at + 25]!;
   }
 
   set lastRateStepsPerS(value: number) {
-    this.numbers[this.at + 49] = value;
+    this.numbers[this.at + 25] = value;
   }
 
   /** The most training workers (the chief included) it ran with. */
   get maxWorkers(): number {
-    return this.numbers[this.at + 50]!;
+    return this.numbers[this.at + 26]!;
   }
 
   set maxWorkers(value: number) {
-    this.numbers[this.at + 50] = value;
+    this.numbers[this.at + 26] = value;
   }
 
   /** Its dynamic-sharding ledger, for a job with a data spec (made when it first runs). */
@@ -701,9 +732,23 @@ export class JobRuntime implements OracleJobView, JobRecord {
     return (this.psStats ??= { maxPs: 0, oomKills: 0, psMigrations: 0 });
   }
 
+  /** Cold number `k` (see COLD_DEFAULTS): its first value until the job changes it. */
+  private coldNumber(k: number): number {
+    return this.cold === null ? COLD_DEFAULTS[k]! : this.cold[this.coldAt + k]!;
+  }
+
+  /** Sets cold number `k`, taking the job's block of them at its first change. */
+  private setColdNumber(k: number, value: number): void {
+    if (this.cold === null) {
+      if (Object.is(value, COLD_DEFAULTS[k])) return;
+      [this.cold, this.coldAt] = this.store.takeCold();
+    }
+    this.cold[this.coldAt + k] = value;
+  }
+
   /** GPUs the job asked for (shared GPUs count fractionally). */
   get requestedGpus(): number {
-    return this.numbers[this.at + 48]!;
+    return this.numbers[this.at + 24]!;
   }
 
   /** What `request` returns while the job lives (made when first read, let go when the job ends). */
@@ -728,18 +773,16 @@ export class JobRuntime implements OracleJobView, JobRecord {
     private readonly clock: SimClock,
     store: JobNumbers = new JobNumbers(1),
   ) {
+    this.store = store;
     this.numbers = store.values;
     this.at = store.take();
     this.preprocessing = specNow.preprocessing ?? null;
     this.numbers[this.at] = Number.NaN;
     this.numbers[this.at + 2] = Number.NaN;
     this.numbers[this.at + 11] = 1;
-    this.numbers[this.at + 18] = -1;
-    this.numbers[this.at + 19] = 1;
-    this.numbers[this.at + 25] = Infinity;
-    this.numbers[this.at + 51] = 1;
-    this.numbers[this.at + 47] = nominalStepsPerS(specNow);
-    this.numbers[this.at + 48] = requestedGpus(specNow);
+    this.numbers[this.at + 13] = 1;
+    this.numbers[this.at + 23] = nominalStepsPerS(specNow);
+    this.numbers[this.at + 24] = requestedGpus(specNow);
     if (!(this.nominalRateStepsPerS > 0)) {
       throw new InvariantError(`job ${specNow.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
     }
@@ -754,8 +797,8 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.specNow = { ...this.specNow, roles };
     this.requestMade = null;
     this.truthMade = null;
-    this.numbers[this.at + 47] = nominalStepsPerS(this.specNow);
-    this.numbers[this.at + 48] = requestedGpus(this.specNow);
+    this.numbers[this.at + 23] = nominalStepsPerS(this.specNow);
+    this.numbers[this.at + 24] = requestedGpus(this.specNow);
     if (!(this.nominalRateStepsPerS > 0)) {
       throw new InvariantError(`job ${this.specNow.id}: its planned shape trains at ${this.nominalRateStepsPerS} steps/s`);
     }

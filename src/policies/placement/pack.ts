@@ -87,17 +87,23 @@ function gpuGroupsFit(scratch: CapacityScratch, groups: readonly ReplicaGroup[],
   for (const group of groups) {
     if (group.demand.gpus === 0) continue;
     let room = 0;
-    scratch.forEachWithFree(scratch.fitGroups(true, gpuTypes), minFreeGpuMilli(group.demand), group.demand.cpuMilli, (i) => {
-      if (nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes) && scratch.fitsOne(i, group.demand)) room += scratch.fitCount(i, group.demand);
-      return room >= group.remaining;
-    });
+    scratch.forEachWithFree(
+      scratch.fitGroups(true, gpuTypes),
+      minFreeGpuMilli(group.demand),
+      group.demand.cpuMilli,
+      (i) => {
+        if (nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes) && scratch.fitsOne(i, group.demand)) room += scratch.fitCount(i, group.demand);
+        return room >= group.remaining;
+      },
+      minOneGpuMilli(group.demand),
+    );
     if (room < group.remaining) return false;
   }
   return true;
 }
 
 /** The free share of one GPU (thousandths) a node needs at least to take one replica; -1 for a replica without GPUs. */
-function minOneGpuMilli(demand: ReplicaDemand): number {
+export function minOneGpuMilli(demand: ReplicaDemand): number {
   return demand.gpus === 0 ? -1 : Math.min(demand.gpuMilli, GPU_MILLI);
 }
 
