@@ -84,8 +84,12 @@ export class CapacityScratch {
     let bestCpu = Infinity;
     let best = -1;
     const filter = this.baseFilter(minMostFreeGpuMilli);
+    const touched = this.touchedFit;
+    // The cluster's index lists the nodes this scratch touched at their old places: passed over there.
+    const baseSkipsTouched = this.overlay !== null || this.opened !== null;
+    let skipTouched = false;
     // A scan stops at the first node it accepts, or at the first key not before the best so far.
-    const take = (skipTouched: boolean): FitVisit => (gpuMilli, cpuMilli, i) => {
+    const take: FitVisit = (gpuMilli, cpuMilli, i) => {
       if (gpuMilli > bestGpu || (gpuMilli === bestGpu && (cpuMilli > bestCpu || (cpuMilli === bestCpu && i >= best)))) return true;
       if ((skipTouched && this.isTouched(i)) || !accepts(i)) return false;
       bestGpu = filter.untilGpuMilli = gpuMilli;
@@ -93,12 +97,11 @@ export class CapacityScratch {
       best = i;
       return true;
     };
-    const touched = this.touchedFit;
-    const fromBase = take(this.overlay !== null || this.opened !== null);
-    const fromTouched = take(false);
     for (const group of groups) {
-      base.scan(group, minGpuMilli, minCpuMilli, fromBase, filter);
-      if (touched !== null && touched.size > 0) touched.scan(group, minGpuMilli, minCpuMilli, fromTouched);
+      skipTouched = baseSkipsTouched;
+      base.scan(group, minGpuMilli, minCpuMilli, take, filter);
+      skipTouched = false;
+      if (touched !== null && touched.size > 0) touched.scan(group, minGpuMilli, minCpuMilli, take);
     }
     return best < 0 ? null : best;
   }

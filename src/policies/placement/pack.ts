@@ -32,16 +32,18 @@ export function packWithin(
   request: PlacementRequest,
   within?: ReadonlySet<number>,
 ): TaskPlacement[] | null {
+  if (within === undefined && scratch.indexed && request.replicas.length === 1) {
+    const replica = request.replicas[0]!;
+    if (replica.demand.gpuMilli >= GPU_MILLI && replica.demand.gpus > scratch.freeWholeGpusTotal) return null;
+    return packOne(scratch, replica, request.gpuTypes);
+  }
   const groups = groupReplicas(request);
   let wholeGpusNeeded = 0;
   for (const group of groups) {
     if (group.demand.gpuMilli >= GPU_MILLI) wholeGpusNeeded += group.remaining * group.demand.gpus;
   }
   if (wholeGpusNeeded > freeWholeGpus(scratch, within)) return null;
-  if (within === undefined && scratch.indexed) {
-    if (request.replicas.length === 1) return packOne(scratch, request.replicas[0]!, request.gpuTypes);
-    if (!gpuGroupsFit(scratch, groups, request.gpuTypes)) return null;
-  }
+  if (within === undefined && scratch.indexed && !gpuGroupsFit(scratch, groups, request.gpuTypes)) return null;
 
   const placed: TaskPlacement[] = [];
   let remaining = request.replicas.length;
