@@ -291,6 +291,26 @@ describe('alibaba-pai', () => {
     expect(Math.abs(observed810 - share810)).toBeLessThan(shareTolerance(share810, shared.length));
   });
 
+  it('gives jobs asking for the same demand one object for it, and single-worker jobs of one demand one list of roles', () => {
+    const jobs = jobsOf('alibaba-pai');
+    const demands = new Map<string, object>();
+    const singleRoles = new Map<object, object>();
+    for (const job of jobs) {
+      for (const role of job.roles) {
+        const d = role.demand;
+        const key = `${d.gpus}/${d.gpuMilli}/${d.cpuMilli}/${d.memMiB}`;
+        expect(demands.get(key) ?? d).toBe(d);
+        demands.set(key, d);
+      }
+      if (job.roles.length === 1) {
+        expect(singleRoles.get(job.roles[0]!.demand) ?? job.roles).toBe(job.roles);
+        singleRoles.set(job.roles[0]!.demand, job.roles);
+      }
+    }
+    // A few hundred distinct demands among the jobs, not one each.
+    expect(demands.size).toBeLessThan(N / 10);
+  });
+
   it('has a heavy-tailed duration with the cited median and a mean near 5,040 s', async () => {
     const stats = await inspectJobs(jobsOf('alibaba-pai'));
     expect(stats.durationS.p50 / PAI_DURATION_MEDIAN_S).toBeGreaterThan(0.9);

@@ -155,22 +155,47 @@ export const PAI_PS_DEMAND: ReplicaDemand = { gpus: 0, gpuMilli: 1000, cpuMilli:
 
 const USER_WEIGHTS = zipfWeights(PAI_USERS, 1);
 
-/** One replica's demand for a shape, with CPU and memory drawn from the measured requests. */
-function demandOf(shape: PaiShape, stream: RandomStream): ReplicaDemand {
+/** One replica's demand for a shape, with CPU and memory drawn from the measured requests (one object per distinct demand: see Interned). */
+function demandOf(shape: PaiShape, stream: RandomStream, interned: Interned): ReplicaDemand {
   switch (shape.kind) {
     case 'cpu-only': {
       const request = pickWeighted(PAI_REQUESTS_CPU_ONLY, stream);
-      return { gpus: 0, gpuMilli: 1000, ...request };
+      return interned.demand(0, 1000, request.cpuMilli, request.memMiB);
     }
     case 'shared': {
       const gpuMilli = pickWeighted(PAI_SHARED_GPU_MILLI, stream);
       const request = pickWeighted(PAI_REQUESTS_SHARED, stream);
-      return { gpus: 1, gpuMilli, ...request };
+      return interned.demand(1, gpuMilli, request.cpuMilli, request.memMiB);
     }
     case 'whole': {
       const request = pickWeighted(PAI_REQUESTS_PER_WHOLE_GPU, stream);
-      return { gpus: shape.gpus, gpuMilli: 1000, cpuMilli: request.cpuMilli * shape.gpus, memMiB: request.memMiB * shape.gpus };
+      return interned.demand(shape.gpus, 1000, request.cpuMilli * shape.gpus, request.memMiB * shape.gpus);
     }
+  }
+}
+
+/**
+ * The demands and single-worker role lists of one generated trace, one object for each distinct
+ * value: the shapes and requests are a few dozen measured values, so a million jobs share a few
+ * hundred objects instead of holding three each (specs are read-only).
+ */
+class Interned {
+  private readonly demands = new Map<string, ReplicaDemand>();
+  private readonly singleWorkers = new Map<ReplicaDemand, readonly RoleSpec[]>();
+
+  /** The demand with these values. */
+  demand(gpus: number, gpuMilli: number, cpuMilli: number, memMiB: number): ReplicaDemand {
+    const key = `${gpus}/${gpuMilli}/${cpuMilli}/${memMiB}`;
+    let demand = this.demands.get(key);
+    if (demand === undefined) this.demands.set(key, (demand = { gpus, gpuMilli, cpuMilli, memMiB }));
+    return demand;
+  }
+
+  /** The roles of a job of one worker with this demand. */
+  singleWorker(demand: ReplicaDemand): readonly RoleSpec[] {
+    let roles = this.singleWorkers.get(demand);
+    if (roles === undefined) this.singleWorkers.set(demand, (roles = [{ role: 'worker', replicas: 1, demand }]));
+    return roles;
   }
 }
 
@@ -180,15 +205,15 @@ const ANY_GPU_TYPE: readonly string[] = Object.freeze([]);
 /** The speed of a replayed batch job. */
 const FIXED_SPEED: SpeedSpec = Object.freeze({ kind: 'fixed' });
 
-function rolesOf(stream: RandomStream): RoleSpec[] {
+function rolesOf(stream: RandomStream, interned: Interned): readonly RoleSpec[] {
   if (stream.uniform() < PAI_PS_JOB_SHARE) {
     const workerShape: PaiShape = stream.uniform() < PAI_SHARED_SHARE_OF_GPU_JOBS ? { kind: 'shared' } : { kind: 'whole', gpus: 1 };
     return [
-      { role: 'worker', replicas: pickWeighted(PAI_PS_WORKER_REPLICAS, stream), demand: demandOf(workerShape, stream) },
+      { role: 'worker', replicas: pickWeighted(PAI_PS_WORKER_REPLICAS, stream), demand: demandOf(workerShape, stream, interned) },
       { role: 'ps', replicas: pickWeighted(PAI_PS_REPLICAS, stream), demand: PAI_PS_DEMAND },
     ];
   }
-  return [{ role: 'worker', replicas: 1, demand: demandOf(pickWeighted(PAI_SHAPES, stream), stream) }];
+  return interned.singleWorker(demandOf(pickWeighted(PAI_SHAPES, stream), stream, interned));
 }
 
 /**
@@ -205,6 +230,7 @@ export function generateAlibabaPaiJobs(count: number, streams: RandomStreams): J
   const jobs: JobSpec[] = [];
   // Users' names made once each, and one empty GPU-model list and speed shared by every job.
   const userNames: string[] = [];
+  const interned = new Interned();
   for (let i = 0; i < count; i++) {
     const durationS = Math.max(1, Math.round(quantileAt(PAI_DURATION_QUANTILES, durations.uniform())));
     const user = users.weightedIndex(USER_WEIGHTS);
@@ -214,7 +240,7 @@ export function generateAlibabaPaiJobs(count: number, streams: RandomStreams): J
       submitS: submitTimesS[i]!,
       user: (userNames[user] ??= `pai-u${String(user + 1).padStart(4, '0')}`),
       gpuTypes: ANY_GPU_TYPE,
-      roles: rolesOf(shapes),
+      roles: rolesOf(shapes, interned),
       elastic: null,
       totalSteps: durationS,
       speed: FIXED_SPEED,
