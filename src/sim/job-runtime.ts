@@ -138,6 +138,35 @@ export interface JobWatcher {
   phaseChanged(job: JobRuntime, from: JobPhase): void;
 }
 
+/**
+ * The parts of a job's runtime state that only some jobs use (faults, pauses, checkpoints, data
+ * workers, PS jobs, the invariant checker), at their first values: a job makes its own at its first
+ * change of one, so that a job without them holds one empty reference for them (each field of a
+ * job costs 8 bytes over a million jobs).
+ */
+class JobExtras {
+  watcher: JobWatcher | null = null;
+  failureReason: FailureReason | null = null;
+  lastShape: RuntimeShape = EMPTY_SHAPE;
+  preprocessing: PreprocessingSpec | null = null;
+  dataState: DataWorkerState | null = null;
+  paused: boolean = false;
+  pauseSteps: readonly PauseStep[] = NO_PAUSE_STEPS;
+  pauseForRecovery: boolean = false;
+  pausedByKind: Record<PauseKind, number> | null = null;
+  hung: boolean = false;
+  crashed: boolean = false;
+  saving: boolean = false;
+  restartPause: readonly PauseStep[] | null = null;
+  shrunkByRecovery: boolean = false;
+  nodesUsedSet: Set<string> | null = null;
+  speedSampleList: SpeedSample[] | null = null;
+  shards: JobShards | null = null;
+  rateChanges: number[] | null = null;
+  psStats: { maxPs: number; oomKills: number; psMigrations: number } | null = null;
+  psRanked: readonly TaskPlacement[] = NO_TASKS;
+}
+
 /** Why a job ended without completing. */
 export type FailureReason = 'unschedulable' | 'fault';
 
@@ -155,9 +184,17 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** The chunk of its cold numbers and their offset there; null until it first changes one. */
   private cold: Float64Array | null = null;
   private coldAt = 0;
+  /** What only some jobs use (see JobExtras); null until it first changes any of it. */
+  private extras: JobExtras | null = null;
   private currentPhase: JobPhase = 'waiting';
   /** Told of phase changes and updates; null when nobody watches. */
-  watcher: JobWatcher | null = null;
+  get watcher(): JobWatcher | null {
+    return this.extras === null ? null : this.extras.watcher;
+  }
+
+  set watcher(value: JobWatcher | null) {
+    if (this.extras !== null || value !== null) this.more().watcher = value;
+  }
 
   get firstStartS(): number | null {
     const value = this.numbers[this.at]!;
@@ -186,7 +223,13 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.numbers[this.at + 2] = value ?? Number.NaN;
   }
 
-  failureReason: FailureReason | null = null;
+  get failureReason(): FailureReason | null {
+    return this.extras === null ? null : this.extras.failureReason;
+  }
+
+  set failureReason(value: FailureReason | null) {
+    if (this.extras !== null || value !== null) this.more().failureReason = value;
+  }
   /** Steps done, up to `lastUpdateS` (what `advanceTo` last stored). */
   private get stepsAtUpdate(): number {
     return this.numbers[this.at + 3]!;
@@ -218,7 +261,13 @@ export class JobRuntime implements OracleJobView, JobRecord {
    * The shape it had when it last stopped running. Kept for PS jobs only (the auto-scaler's history
    * records their final shapes); other jobs keep EMPTY_SHAPE, so an ended job holds no shape.
    */
-  lastShape: RuntimeShape = EMPTY_SHAPE;
+  get lastShape(): RuntimeShape {
+    return this.extras === null ? EMPTY_SHAPE : this.extras.lastShape;
+  }
+
+  set lastShape(value: RuntimeShape) {
+    if (this.extras !== null || value !== EMPTY_SHAPE) this.more().lastShape = value;
+  }
   /** GPUs held now (shared GPUs count fractionally). */
   get gpus(): number {
     return this.numbers[this.at + 6]!;
@@ -304,10 +353,22 @@ export class JobRuntime implements OracleJobView, JobRecord {
   }
 
   /** Its input preprocessing (ground truth): its spec's, or one drawn for it (a trace job's); null: its input always keeps up. */
-  preprocessing: PreprocessingSpec | null;
+  get preprocessing(): PreprocessingSpec | null {
+    return this.extras === null ? null : this.extras.preprocessing;
+  }
+
+  set preprocessing(value: PreprocessingSpec | null) {
+    if (this.extras !== null || value !== null) this.more().preprocessing = value;
+  }
 
   /** Its data workers and input queue (null until it first has a data worker or a queue level is read). */
-  dataState: DataWorkerState | null = null;
+  get dataState(): DataWorkerState | null {
+    return this.extras === null ? null : this.extras.dataState;
+  }
+
+  set dataState(value: DataWorkerState | null) {
+    if (this.extras !== null || value !== null) this.more().dataState = value;
+  }
 
   /** Data-worker-seconds it held, as its data state last recorded them (0 without data workers). */
   get dataWorkerS(): number {
@@ -315,9 +376,21 @@ export class JobRuntime implements OracleJobView, JobRecord {
   }
 
   /** True while a resize or restart pauses training (resources held, no progress). */
-  paused = false;
+  get paused(): boolean {
+    return this.extras === null ? false : this.extras.paused;
+  }
+
+  set paused(value: boolean) {
+    if (this.extras !== null || value !== false) this.more().paused = value;
+  }
   /** The steps of the current pause, from `pauseStartS`. */
-  pauseSteps: readonly PauseStep[] = NO_PAUSE_STEPS;
+  get pauseSteps(): readonly PauseStep[] {
+    return this.extras === null ? NO_PAUSE_STEPS : this.extras.pauseSteps;
+  }
+
+  set pauseSteps(value: readonly PauseStep[]) {
+    if (this.extras !== null || value !== NO_PAUSE_STEPS) this.more().pauseSteps = value;
+  }
 
   get pauseStartS(): number {
     return this.coldNumber(0);
@@ -337,9 +410,21 @@ export class JobRuntime implements OracleJobView, JobRecord {
   }
 
   /** True while the current pause is recovery from a fault (see isRecoveryPause). */
-  pauseForRecovery = false;
+  get pauseForRecovery(): boolean {
+    return this.extras === null ? false : this.extras.pauseForRecovery;
+  }
+
+  set pauseForRecovery(value: boolean) {
+    if (this.extras !== null || value !== false) this.more().pauseForRecovery = value;
+  }
   /** Seconds paused, by what the pause waited for (a hang counts as detecting). */
-  private pausedByKind: Record<PauseKind, number> | null = null;
+  private get pausedByKind(): Record<PauseKind, number> | null {
+    return this.extras === null ? null : this.extras.pausedByKind;
+  }
+
+  private set pausedByKind(value: Record<PauseKind, number> | null) {
+    if (this.extras !== null || value !== null) this.more().pausedByKind = value;
+  }
   /** Seconds running (paused or not) with fewer workers than requested after recovery shrank the job. */
   get scaledDownS(): number {
     return this.coldNumber(2);
@@ -350,9 +435,21 @@ export class JobRuntime implements OracleJobView, JobRecord {
   }
 
   /** True while a hang stalls training (resources held, no progress) until its watchdog fires. */
-  hung = false;
+  get hung(): boolean {
+    return this.extras === null ? false : this.extras.hung;
+  }
+
+  set hung(value: boolean) {
+    if (this.extras !== null || value !== false) this.more().hung = value;
+  }
   /** True from a crash until its recovery at the end of the same instant (training stopped). */
-  crashed = false;
+  get crashed(): boolean {
+    return this.extras === null ? false : this.extras.crashed;
+  }
+
+  set crashed(value: boolean) {
+    if (this.extras !== null || value !== false) this.more().crashed = value;
+  }
   /** Hangs so far; a watchdog event names the hang it belongs to. */
   get hangs(): number {
     return this.coldNumber(3);
@@ -466,7 +563,13 @@ export class JobRuntime implements OracleJobView, JobRecord {
   }
 
   /** True while a checkpoint save blocks training. */
-  saving = false;
+  get saving(): boolean {
+    return this.extras === null ? false : this.extras.saving;
+  }
+
+  set saving(value: boolean) {
+    if (this.extras !== null || value !== false) this.more().saving = value;
+  }
   /** When the current save completes. */
   get savingUntilS(): number {
     return this.coldNumber(12);
@@ -521,9 +624,21 @@ export class JobRuntime implements OracleJobView, JobRecord {
   }
 
   /** Pause the next start takes (pod scheduling, start-up, checkpoint load after a crash); null = the resize pause. */
-  restartPause: readonly PauseStep[] | null = null;
+  get restartPause(): readonly PauseStep[] | null {
+    return this.extras === null ? null : this.extras.restartPause;
+  }
+
+  set restartPause(value: readonly PauseStep[] | null) {
+    if (this.extras !== null || value !== null) this.more().restartPause = value;
+  }
   /** True while recovery keeps the job below its requested workers (shrunk, not yet grown back). */
-  shrunkByRecovery = false;
+  get shrunkByRecovery(): boolean {
+    return this.extras === null ? false : this.extras.shrunkByRecovery;
+  }
+
+  set shrunkByRecovery(value: boolean) {
+    if (this.extras !== null || value !== false) this.more().shrunkByRecovery = value;
+  }
   /** Bumped on every change of allocation or rate; finish and checkpoint events for an older epoch are stale. */
   get epoch(): number {
     return this.numbers[this.at + 15]!;
@@ -587,7 +702,13 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** Names of the nodes the job has held tasks on, in the order it first used them: the name alone while it used one (most jobs). */
   private nodesUsedList: string | string[] | null = null;
   /** The same names as a set, once the list is long enough for a scan to cost more than a lookup. */
-  private nodesUsedSet: Set<string> | null = null;
+  private get nodesUsedSet(): Set<string> | null {
+    return this.extras === null ? null : this.extras.nodesUsedSet;
+  }
+
+  private set nodesUsedSet(value: Set<string> | null) {
+    if (this.extras !== null || value !== null) this.more().nodesUsedSet = value;
+  }
   /** Seconds spent paused by resizes and restarts. */
   get pausedS(): number {
     return this.coldNumber(23);
@@ -642,7 +763,13 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.numbers[this.at + 21] = value;
   }
 
-  private speedSampleList: SpeedSample[] | null = null;
+  private get speedSampleList(): SpeedSample[] | null {
+    return this.extras === null ? null : this.extras.speedSampleList;
+  }
+
+  private set speedSampleList(value: SpeedSample[] | null) {
+    if (this.extras !== null || value !== null) this.more().speedSampleList = value;
+  }
   /** Simulated time progress was last brought up to. */
   get lastUpdateS(): number {
     return this.numbers[this.at + 22]!;
@@ -676,7 +803,13 @@ export class JobRuntime implements OracleJobView, JobRecord {
   }
 
   /** Its dynamic-sharding ledger, for a job with a data spec (made when it first runs). */
-  shards: JobShards | null = null;
+  get shards(): JobShards | null {
+    return this.extras === null ? null : this.extras.shards;
+  }
+
+  set shards(value: JobShards | null) {
+    if (this.extras !== null || value !== null) this.more().shards = value;
+  }
 
   /** Its place in the run's submission order (set by the job control; -1 until then). */
   arrivalIndex = -1;
@@ -695,7 +828,13 @@ export class JobRuntime implements OracleJobView, JobRecord {
    * A PS job's training speeds as they changed: time (s) and steps/s, pair after pair, the first
    * RATE_CHANGES_KEPT changes (null for other jobs, and before it trained).
    */
-  private rateChanges: number[] | null = null;
+  private get rateChanges(): number[] | null {
+    return this.extras === null ? null : this.extras.rateChanges;
+  }
+
+  private set rateChanges(value: number[] | null) {
+    if (this.extras !== null || value !== null) this.more().rateChanges = value;
+  }
 
   /** Notes the training speed it runs at from now (PS jobs only: what `secondsTo90PctSpeed` reads). */
   noteRate(atS: number, stepsPerS: number): void {
@@ -725,11 +864,22 @@ export class JobRuntime implements OracleJobView, JobRecord {
   }
 
   /** What happened to its parameter servers and pods (null until something did: see `psCounters`). */
-  psStats: { maxPs: number; oomKills: number; psMigrations: number } | null = null;
+  get psStats(): { maxPs: number; oomKills: number; psMigrations: number } | null {
+    return this.extras === null ? null : this.extras.psStats;
+  }
+
+  set psStats(value: { maxPs: number; oomKills: number; psMigrations: number } | null) {
+    if (this.extras !== null || value !== null) this.more().psStats = value;
+  }
 
   /** Its PS and OOM counters, made when first counted. */
   psCounters(): { maxPs: number; oomKills: number; psMigrations: number } {
     return (this.psStats ??= { maxPs: 0, oomKills: 0, psMigrations: 0 });
+  }
+
+  /** The job's own extras, made at its first change of one. */
+  private more(): JobExtras {
+    return (this.extras ??= new JobExtras());
   }
 
   /** Cold number `k` (see COLD_DEFAULTS): its first value until the job changes it. */
@@ -765,7 +915,13 @@ export class JobRuntime implements OracleJobView, JobRecord {
    * The job's PS tasks in rank order (jobs with a PS truth only; empty otherwise): a PS that
    * replaces one takes over its rank, as a migrated PS keeps its rank index.
    */
-  psRanked: readonly TaskPlacement[] = NO_TASKS;
+  get psRanked(): readonly TaskPlacement[] {
+    return this.extras === null ? NO_TASKS : this.extras.psRanked;
+  }
+
+  set psRanked(value: readonly TaskPlacement[]) {
+    if (this.extras !== null || value !== NO_TASKS) this.more().psRanked = value;
+  }
 
   constructor(
     private specNow: JobSpec,

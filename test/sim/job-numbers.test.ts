@@ -40,3 +40,28 @@ describe('job numbers', () => {
     });
   });
 });
+
+describe('job extras', () => {
+  it('reads the first values of what only some jobs use, and keeps each job its own once changed', () => {
+    const store = new JobNumbers(3);
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => new JobRuntime(batchJob(id, 0, 1, 100), 1, clock, store)) as [JobRuntime, JobRuntime, JobRuntime];
+    a.hung = true;
+    a.failureReason = 'fault';
+    a.pauseSteps = [{ kind: 'detecting', seconds: 5 }];
+    // Set to its first value: nothing changes.
+    b.crashed = false;
+    b.shards = null;
+    for (const job of [b, c]) {
+      expect(job.hung).toBe(false);
+      expect(job.crashed).toBe(false);
+      expect(job.failureReason).toBeNull();
+      expect(job.pauseSteps).toEqual([]);
+      expect(job.shards).toBeNull();
+      expect(job.psRanked).toEqual([]);
+    }
+    expect(a.hung).toBe(true);
+    expect(a.crashed).toBe(false);
+    expect(a.failureReason).toBe('fault');
+    expect(a.pauseSteps).toEqual([{ kind: 'detecting', seconds: 5 }]);
+  });
+});
