@@ -994,14 +994,21 @@ export class JobRuntime implements OracleJobView, JobRecord {
     (this.speedSampleList ??= []).push(sample);
   }
 
-  /** What the job's submitter declared (what policies read). */
+  /** What the job's submitter declared (what policies read; made afresh for each read once the job ended, so that it is not kept). */
   get request(): JobRequest {
+    if (this.hasEnded()) return this.requestMade ?? requestOf(this.spec);
     return (this.requestMade ??= requestOf(this.spec));
   }
 
-  /** The job's ground truth (what oracle baselines read). */
+  /** The job's ground truth (what oracle baselines read; made afresh for each read once the job ended). */
   get truth(): JobTruth {
+    if (this.hasEnded()) return this.truthMade ?? truthOf(this.spec);
     return (this.truthMade ??= truthOf(this.spec));
+  }
+
+  /** True once the job completed or failed for good. */
+  private hasEnded(): boolean {
+    return this.currentPhase === 'completed' || this.currentPhase === 'failed';
   }
 
   /** The job's priority class (its spec's, `high` by default). */

@@ -65,3 +65,18 @@ describe('job extras', () => {
     expect(a.pauseSteps).toEqual([{ kind: 'detecting', seconds: 5 }]);
   });
 });
+
+describe('what an ended job keeps', () => {
+  it('keeps its request while it lives, and makes it afresh for each read once it ended', () => {
+    const job = new JobRuntime(batchJob('a', 0, 1, 100), 1, clock, new JobNumbers(1));
+    const living = job.request;
+    expect(job.request).toBe(living);
+    job.phase = 'completed';
+    const first = job.request;
+    expect(first).toEqual(living);
+    // Not kept: a policy reading an ended job's request leaves nothing behind for a million jobs.
+    expect(job.request).not.toBe(first);
+    expect(job.truth).toEqual(job.truth);
+    expect(job.truth).not.toBe(job.truth);
+  });
+});
