@@ -82,6 +82,8 @@ export class JobNumbers {
   private used = 0;
   private coldChunk = new Float64Array(0);
   private coldUsed = 0;
+  /** What the jobs of the run share (the jobs of a run are made with one seed and clock). */
+  private run: RunShared | null = null;
 
   constructor(jobs: number) {
     this.values = new Float64Array(Math.max(1, jobs) * NUMBERS_PER_JOB);
@@ -93,6 +95,12 @@ export class JobNumbers {
     const at = this.used;
     this.used += NUMBERS_PER_JOB;
     return at;
+  }
+
+  /** The part the jobs with this seed and clock share, and this store. */
+  shared(seed: number, clock: SimClock): RunShared {
+    if (this.run === null || this.run.seed !== seed || this.run.clock !== clock) this.run = { seed, clock, store: this };
+    return this.run;
   }
 
   /** A new block of cold numbers, at their first values: the chunk it is in and its offset there. */
@@ -145,6 +153,9 @@ export interface JobWatcher {
  * job costs 8 bytes over a million jobs).
  */
 class JobExtras {
+  /** The chunk of its cold numbers (see COLD_DEFAULTS) and their offset there; null until it first changes one. */
+  cold: Float64Array | null = null;
+  coldAt = 0;
   watcher: JobWatcher | null = null;
   failureReason: FailureReason | null = null;
   lastShape: RuntimeShape = EMPTY_SHAPE;
@@ -167,6 +178,13 @@ class JobExtras {
   psRanked: readonly TaskPlacement[] = NO_TASKS;
 }
 
+/** What every job of a run shares (one object for the run instead of three fields a job). */
+interface RunShared {
+  readonly seed: number;
+  readonly clock: SimClock;
+  readonly store: JobNumbers;
+}
+
 /** Why a job ended without completing. */
 export type FailureReason = 'unschedulable' | 'fault';
 
@@ -180,10 +198,8 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** Where the job's numbers live (see JobNumbers), and the offset of its own. */
   private readonly numbers: Float64Array;
   private readonly at: number;
-  private readonly store: JobNumbers;
-  /** The chunk of its cold numbers and their offset there; null until it first changes one. */
-  private cold: Float64Array | null = null;
-  private coldAt = 0;
+  /** What every job of its run shares: the run's seed, clock and store of numbers. */
+  private readonly run: RunShared;
   /** What only some jobs use (see JobExtras); null until it first changes any of it. */
   private extras: JobExtras | null = null;
   private currentPhase: JobPhase = 'waiting';
@@ -884,16 +900,16 @@ export class JobRuntime implements OracleJobView, JobRecord {
 
   /** Cold number `k` (see COLD_DEFAULTS): its first value until the job changes it. */
   private coldNumber(k: number): number {
-    return this.cold === null ? COLD_DEFAULTS[k]! : this.cold[this.coldAt + k]!;
+    const extras = this.extras;
+    return extras === null || extras.cold === null ? COLD_DEFAULTS[k]! : extras.cold[extras.coldAt + k]!;
   }
 
   /** Sets cold number `k`, taking the job's block of them at its first change. */
   private setColdNumber(k: number, value: number): void {
-    if (this.cold === null) {
-      if (Object.is(value, COLD_DEFAULTS[k])) return;
-      [this.cold, this.coldAt] = this.store.takeCold();
-    }
-    this.cold[this.coldAt + k] = value;
+    if ((this.extras === null || this.extras.cold === null) && Object.is(value, COLD_DEFAULTS[k])) return;
+    const extras = this.more();
+    if (extras.cold === null) [extras.cold, extras.coldAt] = this.run.store.takeCold();
+    extras.cold[extras.coldAt + k] = value;
   }
 
   /** GPUs the job asked for (shared GPUs count fractionally). */
@@ -925,11 +941,11 @@ export class JobRuntime implements OracleJobView, JobRecord {
 
   constructor(
     private specNow: JobSpec,
-    private readonly seed: number,
-    private readonly clock: SimClock,
+    seed: number,
+    clock: SimClock,
     store: JobNumbers = new JobNumbers(1),
   ) {
-    this.store = store;
+    this.run = store.shared(seed, clock);
     this.numbers = store.values;
     this.at = store.take();
     this.preprocessing = specNow.preprocessing ?? null;
@@ -1047,7 +1063,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
 
   /** Steps done as of the clock's current time (what policies read). */
   get progressSteps(): number {
-    const dtS = this.clock.nowS - this.lastUpdateS;
+    const dtS = this.run.clock.nowS - this.lastUpdateS;
     return this.phase === 'running' && dtS > 0 ? this.stepsAfter(dtS) : this.stepsAtUpdate;
   }
 
@@ -1064,7 +1080,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
 
   /** GPUs held times seconds, as of the clock's current time (what policies read; at the end of a run, the stored value). */
   get attainedGpuS(): number {
-    const dtS = this.clock.nowS - this.lastUpdateS;
+    const dtS = this.run.clock.nowS - this.lastUpdateS;
     return this.phase === 'running' && dtS > 0 ? this.gpuSAfter(dtS) : this.gpuSAtUpdate;
   }
 
@@ -1230,6 +1246,6 @@ export class JobRuntime implements OracleJobView, JobRecord {
   /** Loss values reported so far, as of the clock's current time (empty without a loss curve). */
   lossSamples(): LossSample[] {
     if (!this.spec.loss) return [];
-    return lossSamples(this.seed, this.spec.id, this.spec.loss, this.spec.totalSteps, this.progressSteps);
+    return lossSamples(this.run.seed, this.spec.id, this.spec.loss, this.spec.totalSteps, this.progressSteps);
   }
 }
