@@ -354,11 +354,16 @@ export class DrfQueue {
   /** Puts the user in the class's order at its share and earliest job there (or takes it out), and the class in the walk. */
   private placeUser(user: UserState, shape: GangClass): void {
     const old = shape.rankOf.get(user);
+    const jobs = user.jobs.get(shape);
+    const first = jobs !== undefined && jobs.size > 0 ? jobs.minKey()! : null;
+    // Already at its place: the class's order, and so its place in the walk, stay as they are.
+    if (old !== undefined && first !== null && old.share === user.share && old.submitS === first.submitS && old.id === first.id) {
+      this.reposition(shape);
+      return;
+    }
     if (old !== undefined) shape.users.delete(old);
     shape.rankOf.delete(user);
-    const jobs = user.jobs.get(shape);
-    if (jobs !== undefined && jobs.size > 0) {
-      const first = jobs.minKey()!;
+    if (first !== null) {
       const rank: Rank = { share: user.share, submitS: first.submitS, id: first.id };
       shape.users.set(rank, user);
       shape.rankOf.set(user, rank);
@@ -370,6 +375,8 @@ export class DrfQueue {
 
   /** Puts a live class in the walk at its lowest user, or takes it out. */
   private reposition(shape: GangClass): void {
+    // Its lowest user unchanged: it stays where it is in the walk.
+    if (shape.walkKey !== null && shape.state === 'live' && shape.users.size > 0 && shape.walkKey.rank === shape.users.minKey()) return;
     if (shape.walkKey !== null) this.walk.delete(shape.walkKey);
     shape.walkKey = null;
     if (shape.state !== 'live' || shape.users.size === 0) return;
