@@ -64,7 +64,15 @@ export class TouchedFit implements FitIndexView {
 
   scan(group: string, minGpuMilli: number, minCpuMilli: number, visit: FitVisit): void {
     if (this.full !== null) return this.full.scan(group, minGpuMilli, minCpuMilli, visit);
-    for (let k = 0; k < this.nodes.length; k++) {
+    // The list is in key order: the nodes with less free GPU capacity than asked come first (found by binary search).
+    let low = 0;
+    let high = this.gpus.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.gpus[mid]! < minGpuMilli) low = mid + 1;
+      else high = mid;
+    }
+    for (let k = low; k < this.nodes.length; k++) {
       const i = this.nodes[k]!;
       const gpuMilli = this.gpus[k]!;
       const cpuMilli = this.cpus[k]!;
