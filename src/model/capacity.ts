@@ -2,6 +2,7 @@ import type { TaskPlacement } from './allocation.js';
 import { GPU_MILLI, type NodeSpec } from './cluster-spec.js';
 import type { ClusterView } from './cluster-state.js';
 import { fitGroupOf, type FitCursor, type FitIndexView, type FitVisit, type ScanFilter } from './fit-index.js';
+import { NodeStamps } from './node-stamps.js';
 import { TouchedFit } from './touched-fit.js';
 import type { ReplicaDemand } from './job-spec.js';
 
@@ -18,21 +19,11 @@ export interface NodeFree {
 export type ScratchBase = 'current' | 'empty';
 
 /**
- * Per node, the stamp of the newest scratch that changed it (one array for every scratch, instead
- * of a set each): while a scratch is the newest made, its stamp marks exactly the nodes it changed,
- * so a scan of the cluster's index passes over them in its own loop. An older scratch asks its maps.
+ * Per node, the stamp of the newest scratch that changed it: while a scratch is the newest made, its
+ * stamp marks exactly the nodes it changed, so a scan of the cluster's index passes over them in its
+ * own loop. An older scratch asks its maps.
  */
-let touchStamps = new Uint32Array(0);
-let lastTouchStamp = 0;
-
-/** A stamp for a new scratch over `nodes` nodes (the stamps start afresh when they run out, or the array is too short). */
-function nextTouchStamp(nodes: number): number {
-  if (touchStamps.length < nodes || lastTouchStamp === 0xffffffff) {
-    touchStamps = new Uint32Array(Math.max(nodes, touchStamps.length));
-    lastTouchStamp = 0;
-  }
-  return ++lastTouchStamp;
-}
+const TOUCH_STAMPS = new NodeStamps();
 
 /**
  * A copy-on-write copy of the cluster's free capacity that a policy reserves into while it plans
@@ -47,7 +38,7 @@ export class CapacityScratch {
   private wholeGpusTotal: number;
   /** The nodes this scratch changed or opened, in fit-key order as it sees them (schedulable ones only; made at the first change). */
   private touchedFit: TouchedFit | null = null;
-  /** This scratch's stamp in touchStamps, and the array it was given in. */
+  /** This scratch's stamp in TOUCH_STAMPS, and the array it was given in. */
   private readonly stamps: Uint32Array;
   private readonly stamp: number;
 
@@ -57,8 +48,8 @@ export class CapacityScratch {
   ) {
     this.nodes = view.nodes;
     this.wholeGpusTotal = base === 'current' ? view.schedulableFreeWholeGpus : view.totalGpus;
-    this.stamp = nextTouchStamp(this.nodes.length);
-    this.stamps = touchStamps;
+    this.stamp = TOUCH_STAMPS.next(this.nodes.length);
+    this.stamps = TOUCH_STAMPS.values;
   }
 
   /** True when `bestFit` and `worstFit` can answer (a scratch of the current state; an 'empty' one is scanned). */
@@ -353,7 +344,7 @@ export class CapacityScratch {
 
   /** True while this scratch is the newest made: its stamps then mark exactly the nodes it touched. */
   private stampsHold(): boolean {
-    return lastTouchStamp === this.stamp && touchStamps === this.stamps;
+    return TOUCH_STAMPS.last === this.stamp && TOUCH_STAMPS.values === this.stamps;
   }
 
   /** True when this scratch changed or opened/closed the node (its place in the cluster's fit index is stale here). */

@@ -1,6 +1,7 @@
 import type { TaskPlacement } from '../../model/allocation.js';
 import { copyFree, fitCountOf, takeReplica, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
 import { GPU_MILLI } from '../../model/cluster-spec.js';
+import { NodeStamps } from '../../model/node-stamps.js';
 import type { ReplicaDemand, Role } from '../../model/job-spec.js';
 import type { PlacementPolicy, PlacementRequest } from '../types.js';
 import { nodeAllows } from './node-filter.js';
@@ -133,18 +134,8 @@ function freeWholeGpus(scratch: CapacityScratch, within: ReadonlySet<number> | u
   return whole;
 }
 
-/** Per node, the stamp of the last search that scored it from the GPU side (a stamp a search, instead of a set each). */
-let visitedStamps = new Uint32Array(0);
-let lastVisitStamp = 0;
-
-/** A fresh stamp for one search over `nodes` nodes (the stamps start afresh when they run out). */
-function nextVisitStamp(nodes: number): number {
-  if (visitedStamps.length < nodes || lastVisitStamp === 0xffffffff) {
-    visitedStamps = new Uint32Array(Math.max(nodes, visitedStamps.length));
-    lastVisitStamp = 0;
-  }
-  return ++lastVisitStamp;
-}
+/** Per node, the stamp of the last search that scored it from the GPU side. */
+const VISITED = new NodeStamps();
 
 /** The node (of `within`, when given) that takes the most remaining replicas (best fit on ties), or null when none takes any. */
 function bestNode(
@@ -208,7 +199,8 @@ function bestNode(
         minCpuMilli = Math.min(minCpuMilli, group.demand.cpuMilli);
       } else cpuOnlyRemaining += group.remaining;
     }
-    const stamp = nextVisitStamp(scratch.nodes.length);
+    const stamp = VISITED.next(scratch.nodes.length);
+    const visitedStamps = VISITED.values;
     if (minGpuMilli < Infinity) {
       // From the most free GPU capacity down, while a node could still take as many replicas as the best so far.
       scratch.forEachDescending(scratch.fitGroups(true, gpuTypes), (gpuMilli, cpuMilli, i) => {
