@@ -50,7 +50,13 @@ export class JobControl {
   private readonly tracker: FaultTracker;
   /** Save and load costs of the recovery stack, replacing the jobs' own when set. */
   checkpointCosts: CheckpointCosts | undefined = undefined;
-  private readonly jobsById = new Map<string, JobRuntime>();
+  /** Every job of the run, in arrival order. */
+  private readonly allJobs: readonly JobRuntime[];
+  /**
+   * Every job by id, made at the first lookup of a job neither queued nor running: most runs never
+   * make it (over a million jobs it would hold a million entries for the whole run).
+   */
+  private jobsById: Map<string, JobRuntime> | null = null;
   /**
    * The jobs queued or running, by id: a decision names one of these, found here in a map the size
    * of the queue and the running list (a lookup in the map of every job misses the caches).
@@ -84,9 +90,11 @@ export class JobControl {
     this.remoteInputCap = setup.scenario.params.dataWorkerNetworkCapCpuMilli ?? null;
     this.starvation = new CpuStarvationMeter(setup.cluster, { periodS: setup.scenario.params.samplePeriodS });
     this.waits = new WaitLedger(setup.jobs.length, setup.jobs[0]?.spec.submitS ?? 0);
+    this.allJobs = setup.jobs;
+    const ids = new Set<string>();
     setup.jobs.forEach((job, index) => {
-      if (this.jobsById.has(job.spec.id)) throw new InvariantError(`duplicate job id ${job.spec.id}`);
-      this.jobsById.set(job.spec.id, job);
+      if (ids.has(job.spec.id)) throw new InvariantError(`duplicate job id ${job.spec.id}`);
+      ids.add(job.spec.id);
       job.arrivalIndex = index;
     });
   }
@@ -123,7 +131,7 @@ export class JobControl {
 
   /** True while some job has not ended. */
   jobsRemain(): boolean {
-    return this.ended < this.jobsById.size;
+    return this.ended < this.allJobs.length;
   }
 
   /** True when something changed since the last scheduling pass. */
@@ -143,14 +151,19 @@ export class JobControl {
 
   /** The job with this id (an InvariantError for an unknown one). */
   job(jobId: string): JobRuntime {
-    const job = this.liveById.get(jobId) ?? this.jobsById.get(jobId);
+    const job = this.liveById.get(jobId) ?? this.byId().get(jobId);
     if (!job) throw new InvariantError(`unknown job ${jobId}`);
     return job;
   }
 
   /** The job with this id, or undefined. */
   find(jobId: string): JobRuntime | undefined {
-    return this.liveById.get(jobId) ?? this.jobsById.get(jobId);
+    return this.liveById.get(jobId) ?? this.byId().get(jobId);
+  }
+
+  /** Every job by id (made at its first use). */
+  private byId(): Map<string, JobRuntime> {
+    return (this.jobsById ??= new Map(this.allJobs.map((job) => [job.spec.id, job])));
   }
 
   /** Position of a running job in the running list's order (larger = started later). */

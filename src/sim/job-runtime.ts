@@ -56,7 +56,7 @@ export function hardwareSpeedFactor(kind: JobKind, tasks: readonly TaskSpeed[]):
 }
 
 /** Numbers every job's runtime state keeps (the accessors of JobRuntime that read `numbers`, in order). */
-const NUMBERS_PER_JOB = 29;
+const NUMBERS_PER_JOB = 31;
 
 /**
  * Numbers only some jobs need (faults, pauses, checkpoints, preemptions, resizes, data workers),
@@ -828,9 +828,22 @@ export class JobRuntime implements OracleJobView, JobRecord {
   }
 
   /** Its place in the run's submission order (set by the job control; -1 until then). */
-  arrivalIndex = -1;
+  get arrivalIndex(): number {
+    return this.numbers[this.at + 29]!;
+  }
+
+  set arrivalIndex(value: number) {
+    this.numbers[this.at + 29] = value;
+  }
+
   /** When it last joined the running list, as a count of starts (set by the job control; orders jobs as the list does). */
-  startOrder = -1;
+  get startOrder(): number {
+    return this.numbers[this.at + 30]!;
+  }
+
+  set startOrder(value: number) {
+    this.numbers[this.at + 30] = value;
+  }
   /** Its links in the job control's queue and running list (null while not in them). */
   queueLink: ListLink<JobRuntime> | null = null;
   runningLink: ListLink<JobRuntime> | null = null;
@@ -955,6 +968,8 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.numbers[this.at + 13] = 1;
     this.numbers[this.at + 23] = nominalStepsPerS(specNow);
     this.numbers[this.at + 24] = requestedGpus(specNow);
+    this.numbers[this.at + 29] = -1;
+    this.numbers[this.at + 30] = -1;
     if (!(this.nominalRateStepsPerS > 0)) {
       throw new InvariantError(`job ${specNow.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
     }

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { Engine } from '../../src/engine/engine.js';
+import { ClusterState } from '../../src/model/cluster-state.js';
+import type { SimEvent } from '../../src/sim/events.js';
+import { FaultTracker } from '../../src/sim/fault-tracker.js';
+import { JobControl } from '../../src/sim/job-control.js';
+import { JobNumbers, JobRuntime } from '../../src/sim/job-runtime.js';
+import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
+
+function setup(ids: string[]) {
+  const scenario = scenarioOf(gpuCluster(1), ids.map((id) => batchJob(id, 0, 1, 100)));
+  const engine = new Engine<SimEvent>({ isStale: () => false, dispatch: () => {}, endOfInstant: () => {} });
+  const store = new JobNumbers(scenario.jobs.length);
+  const jobs = scenario.jobs.map((spec) => new JobRuntime(spec, 1, engine, store));
+  const make = (): JobControl =>
+    new JobControl({ engine, cluster: new ClusterState(scenario.cluster), scenario, tracker: new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus)), jobs });
+  return { jobs, make };
+}
+
+describe('job lookup by id', () => {
+  it('finds any job of the run by id, queued, running or not (the map of every job made at the first such lookup)', () => {
+    const { jobs, make } = setup(['a', 'b', 'c']);
+    const control = make();
+    expect(control.find('b')).toBe(jobs[1]);
+    expect(control.job('c')).toBe(jobs[2]);
+    expect(control.find('zz')).toBeUndefined();
+    expect(() => control.job('zz')).toThrow(/unknown job zz/);
+    expect(jobs.map((j) => j.arrivalIndex)).toEqual([0, 1, 2]);
+    expect(control.jobsRemain()).toBe(true);
+  });
+
+  it('refuses two jobs with one id', () => {
+    const { make } = setup(['a', 'b', 'a']);
+    expect(make).toThrow(/duplicate job id a/);
+  });
+});
