@@ -151,7 +151,7 @@ export class JobControl {
 
   /** The job with this id (an InvariantError for an unknown one). */
   job(jobId: string): JobRuntime {
-    const job = this.liveById.get(jobId) ?? this.byId().get(jobId);
+    const job = this.find(jobId);
     if (!job) throw new InvariantError(`unknown job ${jobId}`);
     return job;
   }

@@ -73,12 +73,16 @@ export function packWithin(
  * best-fit order that takes it (the same node the scan below finds), read from the fit index.
  */
 function packOne(scratch: CapacityScratch, replica: PlacementRequest['replicas'][number], gpuTypes: readonly string[]): TaskPlacement[] | null {
-  const { demand } = replica;
-  const groups = scratch.fitGroups(demand.gpus > 0, gpuTypes);
-  const node = scratch.bestFit(groups, minFreeGpuMilli(demand), demand.cpuMilli, (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand), minOneGpuMilli(demand));
+  const node = bestFitOne(scratch, replica.demand, gpuTypes);
   if (node === null) return null;
-  const task = scratch.reserve(node, replica.role, demand);
+  const task = scratch.reserve(node, replica.role, replica.demand);
   return task === null ? null : [task];
+}
+
+/** The first node in best-fit order that takes one replica of `demand`, read from the fit index, or null. */
+function bestFitOne(scratch: CapacityScratch, demand: ReplicaDemand, gpuTypes: readonly string[]): number | null {
+  const takesOne = (i: number): boolean => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand);
+  return scratch.bestFit(scratch.fitGroups(demand.gpus > 0, gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, takesOne, minOneGpuMilli(demand));
 }
 
 /**
@@ -175,14 +179,7 @@ function bestNode(
   if (within === undefined && scratch.indexed) {
     // One replica left: every node that takes it takes one, so best fit decides (read from the fit index).
     if (open.length === 1 && open[0]!.remaining === 1) {
-      const { demand } = open[0]!;
-      return scratch.bestFit(
-        scratch.fitGroups(demand.gpus > 0, gpuTypes),
-        minFreeGpuMilli(demand),
-        demand.cpuMilli,
-        (i) => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand),
-        minOneGpuMilli(demand),
-      );
+      return bestFitOne(scratch, open[0]!.demand, gpuTypes);
     }
     // A node taking every remaining replica beats all others, and among such nodes the best is the
     // first in fit-key order (least GPU, then CPU, left; lowest index): read it from the fit index.

@@ -199,12 +199,12 @@ class Interned {
   }
 }
 
-/** Roles of one job: a single worker of a measured shape, or (PAI_PS_JOB_SHARE) PS + GPU workers. */
 /** The GPU models a generated job allows: any. */
 const ANY_GPU_TYPE: readonly string[] = Object.freeze([]);
 /** The speed of a replayed batch job. */
 const FIXED_SPEED: SpeedSpec = Object.freeze({ kind: 'fixed' });
 
+/** Roles of one job: a single worker of a measured shape, or (PAI_PS_JOB_SHARE) PS + GPU workers. */
 function rolesOf(stream: RandomStream, interned: Interned): readonly RoleSpec[] {
   if (stream.uniform() < PAI_PS_JOB_SHARE) {
     const workerShape: PaiShape = stream.uniform() < PAI_SHARED_SHARE_OF_GPU_JOBS ? { kind: 'shared' } : { kind: 'whole', gpus: 1 };
