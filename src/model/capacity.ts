@@ -71,30 +71,19 @@ export class CapacityScratch {
     minMostFreeGpuMilli = -1,
   ): number | null {
     const base = this.view.fitIndex();
-    let bestGpu = Infinity;
-    let bestCpu = Infinity;
-    let best = -1;
-    const filter = this.baseFilter(minMostFreeGpuMilli);
+    const search = BEST_FIT.busy ? new BestFitSearch() : BEST_FIT;
+    search.begin(this, accepts);
+    this.fillBaseFilter(search.filter, minMostFreeGpuMilli);
     const touched = this.touchedFit;
     // The cluster's index lists the nodes this scratch touched at their old places: passed over there.
     const baseSkipsTouched = this.overlay !== null || this.opened !== null;
-    let skipTouched = false;
-    // A scan stops at the first node it accepts, or at the first key not before the best so far.
-    const take: FitVisit = (gpuMilli, cpuMilli, i) => {
-      if (gpuMilli > bestGpu || (gpuMilli === bestGpu && (cpuMilli > bestCpu || (cpuMilli === bestCpu && i >= best)))) return true;
-      if ((skipTouched && this.isTouched(i)) || !accepts(i)) return false;
-      bestGpu = filter.untilGpuMilli = gpuMilli;
-      bestCpu = cpuMilli;
-      best = i;
-      return true;
-    };
     for (const group of groups) {
-      skipTouched = baseSkipsTouched;
-      base.scan(group, minGpuMilli, minCpuMilli, take, filter);
-      skipTouched = false;
-      if (touched !== null && touched.size > 0) touched.scan(group, minGpuMilli, minCpuMilli, take);
+      search.skipTouched = baseSkipsTouched;
+      base.scan(group, minGpuMilli, minCpuMilli, search.take, search.filter);
+      search.skipTouched = false;
+      if (touched !== null && touched.size > 0) touched.scan(group, minGpuMilli, minCpuMilli, search.take);
     }
-    return best < 0 ? null : best;
+    return search.end();
   }
 
   /**
@@ -240,6 +229,29 @@ export class CapacityScratch {
     return this.copied(nodeIndex) ?? this.baseFree(nodeIndex);
   }
 
+  /**
+   * Copies the node's free resources as this scratch sees them into `into`, whose GPU list has one
+   * entry per GPU of the node (a caller's reused what-if: nothing allocated), and returns it.
+   */
+  freeInto(nodeIndex: number, into: NodeFree): NodeFree {
+    const copied = this.copied(nodeIndex);
+    const milli = into.gpuFreeMilli;
+    if (copied) {
+      for (let g = 0; g < milli.length; g++) milli[g] = copied.gpuFreeMilli[g]!;
+      into.cpuMilli = copied.cpuMilli;
+      into.memMiB = copied.memMiB;
+      into.wholeGpus = copied.wholeGpus;
+      return into;
+    }
+    const node = this.nodes[nodeIndex]!;
+    const empty = this.base === 'empty';
+    for (let g = 0; g < milli.length; g++) milli[g] = empty ? GPU_MILLI : this.view.gpuFreeMilli(nodeIndex, g);
+    into.cpuMilli = empty ? node.cpuMilli : this.view.freeCpuMilli(nodeIndex);
+    into.memMiB = empty ? node.memMiB : this.view.freeMemMiB(nodeIndex);
+    into.wholeGpus = empty ? node.gpus : this.view.freeWholeGpus(nodeIndex);
+    return into;
+  }
+
   /** How many replicas of `demand` the node could take now (0 when not schedulable). */
   fitCount(nodeIndex: number, demand: ReplicaDemand): number {
     if (!this.schedulable(nodeIndex)) return 0;
@@ -348,7 +360,7 @@ export class CapacityScratch {
   }
 
   /** True when this scratch changed or opened/closed the node (its place in the cluster's fit index is stale here). */
-  private isTouched(nodeIndex: number): boolean {
+  isTouched(nodeIndex: number): boolean {
     if (this.stampsHold()) return this.stamps[nodeIndex] === this.stamp;
     return (this.overlay !== null && this.overlay.has(nodeIndex)) || (this.opened !== null && this.opened.has(nodeIndex));
   }
@@ -370,8 +382,17 @@ export class CapacityScratch {
    * share of one GPU a replica needs (read from the cluster: exact for a node this scratch has not touched).
    */
   private baseFilter(minMostFreeGpuMilli: number): ScanFilter {
+    return this.fillBaseFilter({ stamps: null, stamp: 0, minMostFreeGpuMilli: -1, untilGpuMilli: Infinity }, minMostFreeGpuMilli);
+  }
+
+  /** Sets `filter` to what baseFilter makes (for a filter a caller reuses) and returns it. */
+  private fillBaseFilter(filter: ScanFilter, minMostFreeGpuMilli: number): ScanFilter {
     const touched = this.overlay !== null || this.opened !== null;
-    return { stamps: touched && this.stampsHold() ? this.stamps : null, stamp: this.stamp, minMostFreeGpuMilli, untilGpuMilli: Infinity };
+    filter.stamps = touched && this.stampsHold() ? this.stamps : null;
+    filter.stamp = this.stamp;
+    filter.minMostFreeGpuMilli = minMostFreeGpuMilli;
+    filter.untilGpuMilli = Infinity;
+    return filter;
   }
 
   /** Puts a node this scratch changed at its new place among the touched nodes. */
@@ -412,6 +433,56 @@ export class CapacityScratch {
     return free;
   }
 }
+
+/**
+ * One best-fit search's state and visitor: the search of CapacityScratch.bestFit, reused from
+ * search to search (a search begun while another runs gets its own), so that a search allocates
+ * nothing.
+ */
+class BestFitSearch {
+  busy = false;
+  skipTouched = false;
+  readonly filter: ScanFilter = { stamps: null, stamp: 0, minMostFreeGpuMilli: -1, untilGpuMilli: Infinity };
+  private bestGpu = Infinity;
+  private bestCpu = Infinity;
+  private best = -1;
+  private scratch: CapacityScratch | null = null;
+  private accepts: (nodeIndex: number) => boolean = NONE_ACCEPTED;
+
+  /** A scan stops at the first node it accepts, or at the first key not before the best so far. */
+  readonly take: FitVisit = (gpuMilli, cpuMilli, i) => {
+    if (gpuMilli > this.bestGpu || (gpuMilli === this.bestGpu && (cpuMilli > this.bestCpu || (cpuMilli === this.bestCpu && i >= this.best)))) return true;
+    if ((this.skipTouched && this.scratch!.isTouched(i)) || !this.accepts(i)) return false;
+    this.bestGpu = this.filter.untilGpuMilli = gpuMilli;
+    this.bestCpu = cpuMilli;
+    this.best = i;
+    return true;
+  };
+
+  /** Starts a search in `scratch` for a node `accepts` takes. */
+  begin(scratch: CapacityScratch, accepts: (nodeIndex: number) => boolean): void {
+    this.busy = true;
+    this.scratch = scratch;
+    this.accepts = accepts;
+    this.bestGpu = this.bestCpu = Infinity;
+    this.best = -1;
+    this.skipTouched = false;
+  }
+
+  /** Ends the search (letting go of what it was given) and returns the node found, or null. */
+  end(): number | null {
+    const best = this.best;
+    this.busy = false;
+    this.scratch = null;
+    this.accepts = NONE_ACCEPTED;
+    return best < 0 ? null : best;
+  }
+}
+
+const NONE_ACCEPTED = (): boolean => false;
+
+/** The search bestFit reuses. */
+const BEST_FIT = new BestFitSearch();
 
 /** The groups of `groups` a replica may use, kept per list of groups (a fit index's list stays the same array until its groups change) and request kind. */
 function allowedGroups(groups: readonly string[], needsGpus: boolean, gpuTypes: readonly string[]): readonly string[] {
@@ -465,10 +536,10 @@ export function copyFree(free: Readonly<NodeFree>): NodeFree {
 export function takeReplica(free: NodeFree, demand: ReplicaDemand): readonly number[] | null {
   if (fitCountIn(free, demand) < 1) return null;
   const picked = PICKED;
-  picked.length = 0;
+  let count = 0;
   if (demand.gpuMilli >= GPU_MILLI) {
-    for (let g = 0; g < free.gpuFreeMilli.length && picked.length < demand.gpus; g++) {
-      if (free.gpuFreeMilli[g] === GPU_MILLI) picked.push(g);
+    for (let g = 0; g < free.gpuFreeMilli.length && count < demand.gpus; g++) {
+      if (free.gpuFreeMilli[g] === GPU_MILLI) picked[count++] = g;
     }
   } else if (demand.gpus > 0) {
     let best = -1;
@@ -476,19 +547,22 @@ export function takeReplica(free: NodeFree, demand: ReplicaDemand): readonly num
       const milli = free.gpuFreeMilli[g]!;
       if (milli >= demand.gpuMilli && (best < 0 || milli < free.gpuFreeMilli[best]!)) best = g;
     }
-    picked.push(best);
+    picked[count++] = best;
   }
-  for (let k = 0; k < picked.length; k++) {
+  for (let k = 0; k < count; k++) {
     const g = picked[k]!;
     if (free.gpuFreeMilli[g] === GPU_MILLI) free.wholeGpus--;
     free.gpuFreeMilli[g]! -= demand.gpuMilli;
   }
   free.cpuMilli -= demand.cpuMilli;
   free.memMiB -= demand.memMiB;
-  return sharedGpuList(picked);
+  return sharedGpuList(picked, count);
 }
 
-/** The GPUs takeReplica is picking (reused: its answer is a shared list). */
+/**
+ * The GPUs takeReplica is picking, its first entries (reused, never truncated: emptying an array
+ * gives up its storage, and the next pick would allocate it again).
+ */
 const PICKED: number[] = [];
 
 /** Highest GPU index a shared list can hold (its set is kept as the bits of one small integer). */
@@ -500,15 +574,15 @@ const SHARED_GPU_LISTS: (readonly number[] | undefined)[] = [];
 /**
  * One frozen list per set of GPU indices, shared by every task on those GPUs (a task never
  * changes its list): over a million tasks, one small array each would be garbage the collector
- * copies and promotes while the task runs. `picked` must be in ascending order; indices past
+ * copies and promotes while the task runs. The first `count` of `picked` must be in ascending order; indices past
  * SHARED_GPU_BITS get a list of their own.
  */
-function sharedGpuList(picked: readonly number[]): readonly number[] {
+function sharedGpuList(picked: readonly number[], count: number): readonly number[] {
   let bits = 0;
-  for (let k = 0; k < picked.length; k++) {
+  for (let k = 0; k < count; k++) {
     const g = picked[k]!;
-    if (g >= SHARED_GPU_BITS) return Object.freeze([...picked]);
+    if (g >= SHARED_GPU_BITS) return Object.freeze(picked.slice(0, count));
     bits |= 1 << g;
   }
-  return (SHARED_GPU_LISTS[bits] ??= Object.freeze([...picked]));
+  return (SHARED_GPU_LISTS[bits] ??= Object.freeze(picked.slice(0, count)));
 }

@@ -153,7 +153,7 @@ export class FitIndex implements FitIndexView {
 
 /** One group's nodes: per free-GPU level (whole thousandths) its node indices in key order, and a bitmap of the levels that hold any. */
 class FitGroup {
-  private readonly levels: (Bucket | undefined)[] = [];
+  private levels: (Bucket | undefined)[] = [];
   private words = new Uint32Array(4);
   size = 0;
 
@@ -173,8 +173,14 @@ class FitGroup {
     const level = Math.floor(gpuMilli);
     let bucket = this.levels[level];
     if (bucket === undefined) {
-      // Levels are filled up to the highest one used (a dense array: a sparse one is a slow hash table).
-      while (this.levels.length < level) this.levels.push(undefined);
+      // Levels are filled up to the highest one used (a dense array: a sparse one is a slow hash
+      // table), grown at once to that level or twice its length (pushing level by level grows it
+      // many times over).
+      if (level >= this.levels.length) {
+        const grown = new Array<Bucket | undefined>(Math.max(level + 1, 2 * this.levels.length)).fill(undefined);
+        for (let k = 0; k < this.levels.length; k++) grown[k] = this.levels[k];
+        this.levels = grown;
+      }
       this.levels[level] = bucket = { nodes: [], count: 0 };
     }
     if (bucket.count === 0) this.mark(level, true);

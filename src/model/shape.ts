@@ -20,7 +20,8 @@ export const EMPTY_SHAPE: RuntimeShape = Object.freeze([]);
 
 /** The shape a job's tasks form, role by role in the spec's role order. */
 export function shapeOfTasks(spec: JobSpec, tasks: readonly TaskPlacement[]): RuntimeShape {
-  const shape: RoleShape[] = [];
+  const shape = ROLE_SHAPES;
+  let count = 0;
   for (const role of spec.roles) {
     let replicas = 0;
     let smallest: ReplicaDemand | undefined;
@@ -34,10 +35,14 @@ export function shapeOfTasks(spec: JobSpec, tasks: readonly TaskPlacement[]): Ru
         smallest = { ...smallest, cpuMilli: Math.min(smallest.cpuMilli, d.cpuMilli), memMiB: Math.min(smallest.memMiB, d.memMiB) };
       }
     }
-    if (smallest !== undefined) shape.push({ role: role.role, replicas, demand: smallest });
+    if (smallest !== undefined) shape[count++] = { role: role.role, replicas, demand: smallest };
   }
-  return shape;
+  // A running job keeps its shape: a copy of its own length (a list pushed into keeps room for 16).
+  return shape.slice(0, count);
 }
+
+/** The roles shapeOfTasks is listing, its first entries (reused, never emptied: an emptied array gives up its room). */
+const ROLE_SHAPES: RoleShape[] = [];
 
 /** The shape a job asks for: its spec's roles at their requested counts and demands. */
 export function requestedRuntimeShape(spec: JobSpec): RuntimeShape {

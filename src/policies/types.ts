@@ -1,7 +1,7 @@
 import type { TaskPlacement } from '../model/allocation.js';
 import type { CapacityScratch } from '../model/capacity.js';
 import type { ClusterView } from '../model/cluster-state.js';
-import type { JobKind, JobRequest, JobTruth, ReplicaDemand, Role } from '../model/job-spec.js';
+import type { JobKind, JobRequest, JobTruth, ReplicaDemand, Role, RoleSpec } from '../model/job-spec.js';
 import type { LossSample, SpeedSample } from '../model/observations.js';
 import type { RuntimeShape } from '../model/shape.js';
 import type { UsageSample } from '../model/usage.js';
@@ -153,10 +153,18 @@ export type JobShapeRequest = Pick<JobRequest, 'id' | 'kind' | 'gpuTypes' | 'rol
 
 /** The replicas of a job at its requested size (worker count overridable for elastic jobs), in role order. */
 export function replicasOf(request: Pick<JobRequest, 'roles'>, workers?: number): ReplicaRequest[] {
-  const replicas: ReplicaRequest[] = [];
-  for (const role of request.roles) {
+  const countOf = (role: RoleSpec): number => {
     const count = role.role === 'worker' && workers !== undefined ? workers : role.replicas;
-    for (let r = 0; r < count; r++) replicas.push({ role: role.role, demand: role.demand });
+    return count > 0 ? Math.ceil(count) : 0;
+  };
+  let total = 0;
+  for (const role of request.roles) total += countOf(role);
+  // Made at its final length (pushing into an empty array reserves room for 16), one read-only entry shared by a role's replicas.
+  const replicas = new Array<ReplicaRequest>(total);
+  let k = 0;
+  for (const role of request.roles) {
+    const replica: ReplicaRequest = { role: role.role, demand: role.demand };
+    for (let r = countOf(role); r > 0; r--) replicas[k++] = replica;
   }
   return replicas;
 }

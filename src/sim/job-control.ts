@@ -554,6 +554,10 @@ export class JobControl {
   /** Speed factor of the hardware a job holds (its unrepaired slowdowns, as its kind combines them); 1 when it holds none. */
   private hardwareFactorOf(job: JobRuntime): number {
     const tasks = this.cluster.tasksOf(job.spec.id) ?? [];
+    // Every task on a node without slowdowns: full speed, whatever the job's kind.
+    let slowed = false;
+    for (let k = 0; k < tasks.length && !slowed; k++) slowed = this.tracker.nodeSlowed(tasks[k]!.nodeIndex);
+    if (!slowed) return 1;
     return hardwareSpeedFactor(
       job.spec.kind,
       tasks.map((t) => ({ role: t.role, factor: this.tracker.speedFactor(t.nodeIndex, t.gpuIndices) })),

@@ -58,11 +58,7 @@ export class OrderedList<T> {
     if (this.cached !== null) return this.cached;
     const first = this.head;
     if (first === null) return NO_ITEMS;
-    return {
-      *[Symbol.iterator]() {
-        for (let link: ListLink<T> | null = first; link !== null; link = link.next) yield link.item;
-      },
-    };
+    return { [Symbol.iterator]: () => new LinkWalk(first) };
   }
 
   /** The items in order, as an array (rebuilt only after a change). */
@@ -142,3 +138,24 @@ export class OrderedList<T> {
     for (let link = this.head; link !== null; link = link.next) link.position = position++;
   }
 }
+
+/**
+ * Walks linked items from `first`, handing out one result object it updates (a for-of reads each
+ * result before asking for the next): a walk allocates nothing per item, as a generator would.
+ */
+class LinkWalk<T> implements Iterator<T> {
+  private readonly result: IteratorResult<T> = { done: false, value: undefined as T };
+
+  constructor(private link: ListLink<T> | null) {}
+
+  next(): IteratorResult<T> {
+    const link = this.link;
+    if (link === null) return DONE;
+    this.link = link.next;
+    (this.result as { value: T }).value = link.item;
+    return this.result;
+  }
+}
+
+/** The result of a finished walk. */
+const DONE: IteratorResult<never> = { done: true, value: undefined };

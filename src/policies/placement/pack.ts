@@ -1,5 +1,5 @@
 import type { TaskPlacement } from '../../model/allocation.js';
-import { copyFree, fitCountOf, takeReplica, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
+import { fitCountOf, takeReplica, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
 import { GPU_MILLI } from '../../model/cluster-spec.js';
 import { NodeStamps } from '../../model/node-stamps.js';
 import type { ReplicaDemand, Role } from '../../model/job-spec.js';
@@ -154,16 +154,28 @@ function bestNode(
   let bestLeftGpuMilli = Infinity;
   let bestLeftCpuMilli = Infinity;
   // An empty node scores as every empty node of its hardware kind does: scored once a kind.
-  const emptyScores: (NodeScore | null | undefined)[] = [];
+  const search = ++emptyScores.search;
   const consider = (i: number): void => {
     const kind = scratch.emptyNodeKind(i);
-    let score = kind < 0 ? undefined : emptyScores[kind];
-    if (score === undefined) {
-      score = scoreNode(scratch, i, open, gpuTypes);
-      if (kind >= 0) emptyScores[kind] = score;
+    let count: number;
+    let leftGpuMilli: number;
+    let leftCpuMilli: number;
+    if (kind >= 0 && emptyScores.searchOf[kind] === search) {
+      count = emptyScores.count[kind]!;
+      leftGpuMilli = emptyScores.leftGpuMilli[kind]!;
+      leftCpuMilli = emptyScores.leftCpuMilli[kind]!;
+    } else {
+      count = scoreNode(scratch, i, open, gpuTypes);
+      leftGpuMilli = SCORE.leftGpuMilli;
+      leftCpuMilli = SCORE.leftCpuMilli;
+      if (kind >= 0) {
+        emptyScores.searchOf[kind] = search;
+        emptyScores.count[kind] = count;
+        emptyScores.leftGpuMilli[kind] = leftGpuMilli;
+        emptyScores.leftCpuMilli[kind] = leftCpuMilli;
+      }
     }
-    if (score === null) return;
-    const { count, leftGpuMilli, leftCpuMilli } = score;
+    if (count === 0) return;
     if (
       count > bestCount ||
       (count === bestCount &&
@@ -259,11 +271,11 @@ function bestOfOneShape(scratch: CapacityScratch, group: ReplicaGroup, gpuTypes:
   let most = 0;
   scratch.forEachDescending(groups, (gpuMilli, cpuMilli, i) => {
     if (gpuMilli < needGpuMilli || mostReplicas(open, gpuMilli) <= most) return true;
-    if (cpuMilli >= demand.cpuMilli && mostReplicas(open, gpuMilli, cpuMilli) > most) most = Math.max(most, scoreOneShape(scratch, i, group, gpuTypes)?.count ?? 0);
+    if (cpuMilli >= demand.cpuMilli && mostReplicas(open, gpuMilli, cpuMilli) > most) most = Math.max(most, scoreOneShape(scratch, i, group, gpuTypes));
     return false;
   });
   if (most === 0) return null;
-  const takesMost = (i: number): boolean => (scoreOneShape(scratch, i, group, gpuTypes)?.count ?? 0) >= most;
+  const takesMost = (i: number): boolean => scoreOneShape(scratch, i, group, gpuTypes) >= most;
   return scratch.bestFit(groups, most * needGpuMilli, most * demand.cpuMilli, takesMost, minOneGpuMilli(demand));
 }
 
@@ -284,43 +296,40 @@ function nodeTakingAll(scratch: CapacityScratch, open: readonly ReplicaGroup[], 
       oneGpuMilli = Math.max(oneGpuMilli, minOneGpuMilli(group.demand));
     }
   }
-  const takesAll = (i: number): boolean => {
-    const score = scoreNode(scratch, i, open, gpuTypes);
-    return score !== null && score.count === remaining;
-  };
+  const takesAll = (i: number): boolean => scoreNode(scratch, i, open, gpuTypes) === remaining;
   return scratch.bestFit(scratch.fitGroups(needsGpus, gpuTypes), gpuMilli, cpuMilli, takesAll, oneGpuMilli);
 }
 
-/** Scores a node for the open groups (one shape: without copying its state). */
-function scoreNode(scratch: CapacityScratch, i: number, open: readonly ReplicaGroup[], gpuTypes: readonly string[]): NodeScore | null {
+/**
+ * Scores a node for the open groups (one shape: without copying its state): returns how many
+ * replicas it takes (0: none) and leaves what it has left after them in SCORE.
+ */
+function scoreNode(scratch: CapacityScratch, i: number, open: readonly ReplicaGroup[], gpuTypes: readonly string[]): number {
   return open.length === 1 ? scoreOneShape(scratch, i, open[0]!, gpuTypes) : scoreMixed(scratch, i, open, gpuTypes);
 }
 
-/** How many replicas a node takes and what it has left after them; null when it takes none. */
-interface NodeScore {
-  readonly count: number;
-  readonly leftGpuMilli: number;
-  readonly leftCpuMilli: number;
-}
+/** What a node has left after the replicas its last score counted (written by every score: read it before the next). */
+const SCORE = { leftGpuMilli: 0, leftCpuMilli: 0 };
+
+/** Scores of empty nodes by hardware kind, valid for the search whose number `searchOf` holds. */
+const emptyScores = { search: 0, searchOf: [] as number[], count: [] as number[], leftGpuMilli: [] as number[], leftCpuMilli: [] as number[] };
 
 /** Scores a node for replicas of one shape without copying its state (the common, hot case). */
-function scoreOneShape(scratch: CapacityScratch, i: number, group: ReplicaGroup, gpuTypes: readonly string[]): NodeScore | null {
-  if (!nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes) || !scratch.fitsOne(i, group.demand)) return null;
+function scoreOneShape(scratch: CapacityScratch, i: number, group: ReplicaGroup, gpuTypes: readonly string[]): number {
+  if (!nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes) || !scratch.fitsOne(i, group.demand)) return 0;
   const count = Math.min(group.remaining, scratch.fitCount(i, group.demand));
-  if (count === 0) return null;
+  if (count === 0) return 0;
   const { demand } = group;
-  return {
-    count,
-    leftGpuMilli: demand.gpus > 0 ? scratch.freeGpuMilli(i) - count * demand.gpus * demand.gpuMilli : scratch.freeGpuMilli(i),
-    leftCpuMilli: scratch.freeCpuMilli(i) - count * demand.cpuMilli,
-  };
+  SCORE.leftGpuMilli = demand.gpus > 0 ? scratch.freeGpuMilli(i) - count * demand.gpus * demand.gpuMilli : scratch.freeGpuMilli(i);
+  SCORE.leftCpuMilli = scratch.freeCpuMilli(i) - count * demand.cpuMilli;
+  return count;
 }
 
 /**
  * Scores a node for replicas of whole GPUs or none, taken in order, by arithmetic on its free
  * counts (what taking them one by one from a copy gives, without the copy).
  */
-function scoreWhole(scratch: CapacityScratch, i: number, groups: readonly ReplicaGroup[], gpuTypes: readonly string[]): NodeScore {
+function scoreWhole(scratch: CapacityScratch, i: number, groups: readonly ReplicaGroup[], gpuTypes: readonly string[]): number {
   const node = scratch.nodes[i]!;
   let cpuMilli = scratch.freeCpuMilli(i);
   let memMiB = scratch.freeMemMiB(i);
@@ -337,20 +346,25 @@ function scoreWhole(scratch: CapacityScratch, i: number, groups: readonly Replic
     wholeGpus -= k * demand.gpus;
     leftGpuMilli -= k * demand.gpus * GPU_MILLI;
   }
-  return { count, leftGpuMilli, leftCpuMilli: cpuMilli };
+  SCORE.leftGpuMilli = leftGpuMilli;
+  SCORE.leftCpuMilli = cpuMilli;
+  return count;
 }
 
 /** Scores a node for replicas of several shapes by taking them, in order, from a copy of its free resources. */
-function scoreMixed(
-  scratch: CapacityScratch,
-  i: number,
-  groups: readonly ReplicaGroup[],
-  gpuTypes: readonly string[],
-): NodeScore | null {
+function scoreMixed(scratch: CapacityScratch, i: number, groups: readonly ReplicaGroup[], gpuTypes: readonly string[]): number {
   const node = scratch.nodes[i]!;
-  if (!groups.some((g) => nodeAllows(node, g.demand, gpuTypes) && scratch.fitsOne(i, g.demand))) return null;
-  if (groups.every((g) => g.demand.gpus === 0 || g.demand.gpuMilli >= GPU_MILLI)) return scoreWhole(scratch, i, groups, gpuTypes);
-  const left: NodeFree = copyFree(scratch.free(i));
+  // Loops, not some/every: a score runs for many nodes, and a callback would be made for each.
+  let fitsAny = false;
+  let wholeOnly = true;
+  for (let k = 0; k < groups.length; k++) {
+    const { demand } = groups[k]!;
+    if (!fitsAny && nodeAllows(node, demand, gpuTypes) && scratch.fitsOne(i, demand)) fitsAny = true;
+    if (demand.gpus > 0 && demand.gpuMilli < GPU_MILLI) wholeOnly = false;
+  }
+  if (!fitsAny) return 0;
+  if (wholeOnly) return scoreWhole(scratch, i, groups, gpuTypes);
+  const left = scratch.freeInto(i, whatIfFree(node.gpus));
   let count = 0;
   for (const group of groups) {
     if (!nodeAllows(node, group.demand, gpuTypes)) continue;
@@ -358,5 +372,15 @@ function scoreMixed(
   }
   let leftGpuMilli = 0;
   for (let g = 0; g < left.gpuFreeMilli.length; g++) leftGpuMilli += left.gpuFreeMilli[g]!;
-  return { count, leftGpuMilli, leftCpuMilli: left.cpuMilli };
+  SCORE.leftGpuMilli = leftGpuMilli;
+  SCORE.leftCpuMilli = left.cpuMilli;
+  return count;
+}
+
+/** One what-if copy of a node's free resources per GPU count, reused by every score (a score keeps nothing of it). */
+const WHAT_IF_FREE: NodeFree[] = [];
+
+/** The reused what-if copy for a node of `gpus` GPUs. */
+function whatIfFree(gpus: number): NodeFree {
+  return (WHAT_IF_FREE[gpus] ??= { cpuMilli: 0, memMiB: 0, gpuFreeMilli: new Array<number>(gpus).fill(0), wholeGpus: 0 });
 }
