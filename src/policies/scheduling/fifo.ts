@@ -21,7 +21,7 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
   const backfill = options.backfill ?? false;
   if (backfill) {
     // Queue order: the queue kept by shape class, so a pass costs what it starts and tries.
-    const queue = new ShapeQueue<JobView>((job) => [job.queuePosition]);
+    const queue = new ShapeQueue<JobView>((job, tie) => [job.queuePosition, tie]);
     return { name: 'fifo-backfill', schedule: (context) => queue.backfill(context) };
   }
   return {

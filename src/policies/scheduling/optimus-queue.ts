@@ -25,7 +25,7 @@ const isRigid = (job: JobView): boolean => !isElasticPsJob(job.request);
  * costs what it starts and tries), the elastic PS jobs in submission order.
  */
 export class OptimusQueue {
-  private readonly rigid = new ShapeQueue<JobView>((job) => [job.queuePosition]);
+  private readonly rigid = new ShapeQueue<JobView>((job, tie) => [job.queuePosition, tie]);
   /** Queued elastic PS jobs by queue position. */
   private readonly elastic: BTreeOf<number, JobView> = new BTree<number, JobView>();
   private readonly positionOf = new Map<JobView, number>();

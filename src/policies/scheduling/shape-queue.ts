@@ -8,6 +8,8 @@ import { placementRequestOf, type JobView, type PlacementRequest, type WaitExpla
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
 interface ShapeClass<V extends JobView> {
   readonly id: number;
+  /** The gang's signature (shapeSignature), the class's key. */
+  readonly signature: string;
   /** Its jobs' wait-reason group: one number per gang signature for the whole run. */
   readonly group: number;
   readonly jobs: BTreeOf<readonly number[], V>;
@@ -37,7 +39,13 @@ interface ShapeClass<V extends JobView> {
  * A pass costs the jobs it starts and the classes it tries, not the length of the queue.
  */
 export class ShapeQueue<V extends JobView> {
+  /** Classes by gang signature: those with jobs, and the last emptied (see `emptied`). */
   private readonly classes = new Map<string, ShapeClass<V>>();
+  /**
+   * Classes without jobs, kept for their gang's next job (at most `emptyClassesKept`), the one emptied longest ago first: most
+   * jobs start in the pass they arrive in, and making a class for each was most of what adding it cost.
+   */
+  private readonly emptied = new Map<string, ShapeClass<V>>();
   private readonly placeOf = new Map<V, { readonly shape: ShapeClass<V>; readonly key: readonly number[] }>();
   /** Classes in the walk, by their next job's order key, then id. */
   private readonly walk: BTreeOf<readonly number[], ShapeClass<V>> = new BTree<readonly number[], ShapeClass<V>>(undefined, compareNumberLists);
@@ -53,8 +61,15 @@ export class ShapeQueue<V extends JobView> {
   /** Where the current pass says why jobs wait (absent: nothing is recorded). */
   private why: WaitExplainer<V> | undefined;
 
-  /** @param orderKey the policy's order of a queued job (ties go to the job queued first) */
-  constructor(private readonly orderKey: (job: V) => readonly number[]) {}
+  /**
+   * @param orderKey the policy's order of a queued job, ending with `tie` (a number that gives ties
+   * to the job taken in first); a new array, which the queue keeps
+   * @param emptyClassesKept how many classes without jobs it keeps at most (see `emptied`)
+   */
+  constructor(
+    private readonly orderKey: (job: V, tie: number) => readonly number[],
+    private readonly emptyClassesKept = EMPTY_CLASSES_KEPT,
+  ) {}
 
   /** Jobs in the queue. */
   get size(): number {
@@ -165,14 +180,15 @@ export class ShapeQueue<V extends JobView> {
   private add(job: V): void {
     const signature = shapeSignature(job.request);
     let shape = this.classes.get(signature);
+    if (shape !== undefined && shape.jobs.size === 0) this.emptied.delete(signature);
     if (!shape) {
       const identical = identicalReplicas(job.request);
       let group = this.groups.get(signature);
       if (group === undefined) this.groups.set(signature, (group = this.groups.size));
-      shape = { id: this.nextId++, group, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, walkKey: null, nextKey: null, dead: false };
+      shape = { id: this.nextId++, signature, group, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, walkKey: null, nextKey: null, dead: false };
       this.classes.set(signature, shape);
     }
-    const key = [...this.orderKey(job), this.taken++];
+    const key = this.orderKey(job, this.taken++);
     shape.jobs.set(key, job);
     this.placeOf.set(job, { shape, key });
     this.why?.joinGroup(job, shape.group);
@@ -189,10 +205,20 @@ export class ShapeQueue<V extends JobView> {
     if (shape.jobs.size === 0) {
       this.deadClasses.delete(shape);
       shape.dead = false;
-      this.classes.delete(shapeSignature(shape.example));
+      // Kept for the gang's next job, among the last `emptyClassesKept` emptied.
+      this.emptied.delete(shape.signature);
+      this.emptied.set(shape.signature, shape);
+      if (this.emptied.size > this.emptyClassesKept) {
+        const oldest = this.emptied.keys().next().value!;
+        this.emptied.delete(oldest);
+        this.classes.delete(oldest);
+      }
     }
   }
 }
+
+/** Empty classes a queue keeps at most unless told otherwise (dlsim's bound on what it holds for gangs not queued now). */
+export const EMPTY_CLASSES_KEPT = 1024;
 
 /** True when all replicas of the gang ask for the same resources. */
 export function identicalReplicas(request: JobRequest): boolean {

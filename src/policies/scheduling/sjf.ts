@@ -27,7 +27,7 @@ export function oracleRemainingS(job: Pick<OracleJobView, 'request' | 'truth' | 
  */
 export function createSjf(): OracleSchedulingPolicy {
   // A queued job's remaining time does not change while it waits: its place is kept, not re-sorted per pass.
-  const queue = new ShapeQueue<OracleJobView>((job) => [oracleRemainingS(job), job.queuePosition]);
+  const queue = new ShapeQueue<OracleJobView>((job, tie) => [oracleRemainingS(job), job.queuePosition, tie]);
   return {
     name: 'sjf',
     oracle: true,
