@@ -2,6 +2,7 @@ import { InvariantError } from '../errors.js';
 import type { AuxTask, Eviction, TaskPlacement } from './allocation.js';
 import { GPU_MILLI, type ClusterSpec, type NodeSpec } from './cluster-spec.js';
 import { FitIndex, fitGroupOf, type FitIndexView } from './fit-index.js';
+import { GrowthLog } from './growth-log.js';
 
 /** What a start that takes nothing back returns. */
 const NO_EVICTIONS: readonly Eviction[] = Object.freeze([]);
@@ -51,7 +52,7 @@ export interface ClusterView {
   readonly schedulableFreeWholeGpus: number;
   /** How many times some node's free capacity grew (tasks ended, a node or GPU came back): a mark for `grownNodesSince`. */
   readonly growthCount: number;
-  /** Nodes whose free capacity grew after the mark `growthCount` had (repeats possible), oldest first. */
+  /** Nodes whose free capacity grew after the mark `growthCount` had (each once), in the order of their last growth. */
   grownNodesSince(mark: number): readonly number[];
   /** Schedulable nodes in best-fit order per GPU group (free GPU capacity, free CPU, index), brought up to date when asked. */
   fitIndex(): FitIndexView;
@@ -90,8 +91,8 @@ export class ClusterState implements ClusterView {
   private allocatedMemMiBTotal = 0;
   private schedulableWholeFree = 0;
   private readonly fit: FitIndex;
-  /** Nodes whose free capacity grew, one entry per growth (see grownNodesSince). */
-  private readonly growth: number[] = [];
+  /** Nodes whose free capacity grew (see grownNodesSince). */
+  private readonly growth: GrowthLog;
   /** Per node, the most free share of one working GPU (see mostFreeGpuMilli), kept as tasks and GPUs change. */
   private readonly mostFreeGpu: number[];
   /** Nodes whose place in the fit index is out of date (brought up to date when the index is read). */
@@ -118,6 +119,7 @@ export class ClusterState implements ClusterView {
 
   constructor(spec: ClusterSpec) {
     this.nodes = spec.nodes;
+    this.growth = new GrowthLog(spec.nodes.length);
     this.health = spec.nodes.map(() => 'up');
     this.gpuIsUp = spec.nodes.map((n) => new Array<boolean>(n.gpus).fill(true));
     this.gpuUsedMilli = spec.nodes.map((n) => new Array<number>(n.gpus).fill(0));
@@ -153,11 +155,11 @@ export class ClusterState implements ClusterView {
   }
 
   get growthCount(): number {
-    return this.growth.length;
+    return this.growth.mark;
   }
 
   grownNodesSince(mark: number): readonly number[] {
-    return this.growth.slice(mark);
+    return this.growth.since(mark);
   }
 
   fitIndex(): FitIndexView {
@@ -365,7 +367,7 @@ export class ClusterState implements ClusterView {
     this.health[nodeIndex] = health;
     const delta = (this.schedulable(nodeIndex) ? 1 : 0) - (wasSchedulable ? 1 : 0);
     this.schedulableWholeFree += delta * this.wholeFree[nodeIndex]!;
-    if (delta > 0) this.growth.push(nodeIndex);
+    if (delta > 0) this.growth.grew(nodeIndex);
   }
 
   /** Marks one GPU up or down; a down GPU is never allocated. */
@@ -376,7 +378,7 @@ export class ClusterState implements ClusterView {
     this.markStaleFit(nodeIndex);
     const wasWholeFree = this.isWholeFree(nodeIndex, gpuIndex);
     gpus[gpuIndex] = up;
-    if (up) this.growth.push(nodeIndex);
+    if (up) this.growth.grew(nodeIndex);
     this.adjustWholeFree(nodeIndex, (this.isWholeFree(nodeIndex, gpuIndex) ? 1 : 0) - (wasWholeFree ? 1 : 0));
     this.refreshMostFreeGpu(nodeIndex);
   }
@@ -579,7 +581,7 @@ export class ClusterState implements ClusterView {
     this.allocatedGpuMilliTotal += sign * task.gpuIndices.length * task.demand.gpuMilli;
     this.allocatedCpuMilliTotal += sign * task.demand.cpuMilli;
     this.allocatedMemMiBTotal += sign * task.demand.memMiB;
-    if (sign < 0) this.growth.push(i);
+    if (sign < 0) this.growth.grew(i);
   }
 
   private checkFits(jobId: string, tasks: readonly TaskPlacement[]): void {

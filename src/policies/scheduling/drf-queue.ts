@@ -387,9 +387,11 @@ export class DrfQueue {
   /** Dead classes come back when a node they could use gained capacity since they were last checked (or is freed in the scratch). */
   private reviveGrown(cluster: ClusterView, scratch: CapacityScratch, freed: readonly number[]): void {
     const mark = cluster.growthCount;
-    const grown = mark === this.growthMark ? [] : cluster.grownNodesSince(this.growthMark);
+    const since = this.growthMark;
     this.growthMark = mark;
-    if (this.deadClasses.size === 0 || (grown.length === 0 && freed.length === 0)) return;
+    if (this.deadClasses.size === 0) return;
+    const grown = mark === since ? [] : cluster.grownNodesSince(since);
+    if (grown.length === 0 && freed.length === 0) return;
     const nodes = [...new Set([...grown, ...freed])].filter((i) => cluster.schedulable(i));
     if (nodes.length === 0) return;
     for (const shape of this.deadClasses) {

@@ -181,7 +181,7 @@ export class LasWaiting {
     const since = this.growthMark;
     this.growthMark = mark;
     if (this.deadClasses.size === 0) return;
-    const grown = [...new Set(cluster.grownNodesSince(since))].filter((i) => cluster.schedulable(i));
+    const grown = cluster.grownNodesSince(since).filter((i) => cluster.schedulable(i));
     if (grown.length === 0) return;
     const scratch = new CapacityScratch(cluster);
     for (const shape of this.deadClasses) {

@@ -7,7 +7,6 @@ import { placementRequestOf, type JobView, type PlacementRequest, type WaitExpla
 
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
 interface ShapeClass<V extends JobView> {
-  readonly id: number;
   /** The gang's signature (shapeSignature), the class's key. */
   readonly signature: string;
   /** Its jobs' wait-reason group: one number per gang signature for the whole run. */
@@ -16,9 +15,10 @@ interface ShapeClass<V extends JobView> {
   /** All replicas ask for the same resources (a gang of identical replicas). */
   readonly identical: boolean;
   readonly example: JobRequest;
-  /** Where the class stands in the walk (its next job's order key and its id), or null when out of it. */
-  walkKey: readonly number[] | null;
-  /** The order key of the job it stands at in the walk (walkKey without the id), or null. */
+  /**
+   * The order key of the job it stands at in the walk, its key there, or null when out of it (no
+   * two jobs of a queue share a key: its tie-breaker is unique).
+   */
   nextKey: readonly number[] | null;
   /** It cannot fit the free capacity it last saw, which has only shrunk since (see ShapeQueue). */
   dead: boolean;
@@ -47,10 +47,9 @@ export class ShapeQueue<V extends JobView> {
    */
   private readonly emptied = new Map<string, ShapeClass<V>>();
   private readonly placeOf = new Map<V, { readonly shape: ShapeClass<V>; readonly key: readonly number[] }>();
-  /** Classes in the walk, by their next job's order key, then id. */
+  /** Classes in the walk, by their next job's order key. */
   private readonly walk: BTreeOf<readonly number[], ShapeClass<V>> = new BTree<readonly number[], ShapeClass<V>>(undefined, compareNumberLists);
   private readonly deadClasses = new Set<ShapeClass<V>>();
-  private nextId = 0;
   /** Ties of the order key go to the job taken in first. */
   private taken = 0;
   private seeded = false;
@@ -103,15 +102,15 @@ export class ShapeQueue<V extends JobView> {
     const sleeping: ShapeClass<V>[] = [];
     const moved = new Set<ShapeClass<V>>();
     let cursor: readonly number[] | undefined;
-    for (let pair = this.walk.nextHigherPair(undefined); pair !== undefined; pair = this.walk.nextHigherPair(cursor)) {
-      const [walkKey, shape] = pair;
-      cursor = walkKey;
-      const jobKey = shape.nextKey!;
+    // One pair the walk's reads fill in turn (read before the next).
+    const reused: [readonly number[], ShapeClass<V>] = [[], null!];
+    for (let pair = this.walk.nextHigherPair(undefined, reused); pair !== undefined; pair = this.walk.nextHigherPair(cursor, reused)) {
+      const [jobKey, shape] = pair;
+      cursor = jobKey;
       const job = shape.jobs.get(jobKey)!;
       const request = placementRequestOf(job.request);
       const tasks = context.placement.place(scratch, request);
-      this.walk.delete(walkKey);
-      shape.walkKey = null;
+      this.walk.delete(jobKey);
       shape.nextKey = null;
       if (tasks !== null) {
         actions.push({ kind: 'start', jobId: job.request.id, tasks });
@@ -146,24 +145,24 @@ export class ShapeQueue<V extends JobView> {
 
   /** Puts a class in the walk at its first job after `afterKey` (from its start when undefined), if any. */
   private enterAfter(shape: ShapeClass<V>, afterKey: readonly number[] | undefined): void {
-    if (shape.walkKey !== null) this.walk.delete(shape.walkKey);
-    shape.walkKey = null;
+    if (shape.nextKey !== null) this.walk.delete(shape.nextKey);
     shape.nextKey = null;
     if (shape.dead || shape.jobs.size === 0) return;
     const next = afterKey === undefined ? shape.jobs.minKey() : shape.jobs.nextHigherKey(afterKey);
     if (next === undefined) return;
     shape.nextKey = next;
-    shape.walkKey = [...next, shape.id];
-    this.walk.set(shape.walkKey, shape);
+    this.walk.set(next, shape);
   }
 
   /** Dead classes come back when a node they could use gained capacity since they were last checked. */
   private reviveGrown(cluster: ClusterView): void {
     const mark = cluster.growthCount;
     if (mark === this.growthMark) return;
-    const grown = [...new Set(cluster.grownNodesSince(this.growthMark))].filter((i) => cluster.schedulable(i));
+    const since = this.growthMark;
     this.growthMark = mark;
-    if (grown.length === 0 || this.deadClasses.size === 0) return;
+    if (this.deadClasses.size === 0) return;
+    const grown = cluster.grownNodesSince(since).filter((i) => cluster.schedulable(i));
+    if (grown.length === 0) return;
     const scratch = new CapacityScratch(cluster);
     for (const shape of this.deadClasses) {
       const { gpuTypes } = shape.example;
@@ -185,7 +184,7 @@ export class ShapeQueue<V extends JobView> {
       const identical = identicalReplicas(job.request);
       let group = this.groups.get(signature);
       if (group === undefined) this.groups.set(signature, (group = this.groups.size));
-      shape = { id: this.nextId++, signature, group, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, walkKey: null, nextKey: null, dead: false };
+      shape = { signature, group, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, nextKey: null, dead: false };
       this.classes.set(signature, shape);
     }
     const key = this.orderKey(job, this.taken++);

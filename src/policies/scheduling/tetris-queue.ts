@@ -141,9 +141,11 @@ export class TetrisQueue {
   private reviveGrown(cluster: ClusterView): void {
     const mark = cluster.growthCount;
     if (mark === this.growthMark) return;
-    const grown = [...new Set(cluster.grownNodesSince(this.growthMark))].filter((i) => cluster.schedulable(i));
+    const since = this.growthMark;
     this.growthMark = mark;
-    if (grown.length === 0 || this.deadClasses.size === 0) return;
+    if (this.deadClasses.size === 0) return;
+    const grown = cluster.grownNodesSince(since).filter((i) => cluster.schedulable(i));
+    if (grown.length === 0) return;
     const scratch = new CapacityScratch(cluster);
     for (const shape of this.deadClasses) {
       const { gpuTypes, replicas } = shape.request;
