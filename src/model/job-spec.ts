@@ -233,31 +233,128 @@ export function sameDemand(a: ReplicaDemand, b: ReplicaDemand): boolean {
 
 /** The request of a job: its spec without speed, loss and totalSteps, plus what the submitter declared. */
 export function requestOf(spec: JobSpec): JobRequest {
-  // Built property by property in one order, so every request shares one hidden class (a
-  // rest-spread copy gets a class of its own per job: hundreds of bytes each over a million jobs).
-  const { loss, speed } = spec;
-  return {
-    id: spec.id,
-    kind: spec.kind,
-    submitS: spec.submitS,
-    user: spec.user,
-    gpuTypes: spec.gpuTypes,
-    roles: spec.roles,
-    elastic: spec.elastic,
-    source: spec.source,
-    traceStatus: spec.traceStatus,
-    untimed: spec.untimed,
-    traceRetries: spec.traceRetries,
-    checkpoint: spec.checkpoint,
-    startupS: spec.startupS,
-    priority: spec.priority,
-    dataset: spec.dataset,
-    resourceLimits: spec.resourceLimits,
-    optimizeMode: spec.optimizeMode,
-    data: spec.data,
-    declaredSteps: loss || speed.kind === 'fixed' ? null : spec.totalSteps,
-    targetLoss: loss ? loss.targetLoss : null,
-  } satisfies Record<keyof JobRequest, unknown>;
+  return new SpecRequest(spec);
+}
+
+/**
+ * A request read through its spec, which it keeps out of reach: one small object a job instead of a
+ * copy of twenty fields (a job keeps its request while queued or running, long enough for the
+ * collector to copy it twice and promote it).
+ */
+class SpecRequest implements JobRequest {
+  readonly #spec: JobSpec;
+
+  constructor(spec: JobSpec) {
+    this.#spec = spec;
+  }
+
+  get id(): string {
+    return this.#spec.id;
+  }
+
+  get kind(): JobKind {
+    return this.#spec.kind;
+  }
+
+  get submitS(): number {
+    return this.#spec.submitS;
+  }
+
+  get user(): string {
+    return this.#spec.user;
+  }
+
+  get gpuTypes(): readonly string[] {
+    return this.#spec.gpuTypes;
+  }
+
+  get roles(): readonly RoleSpec[] {
+    return this.#spec.roles;
+  }
+
+  get elastic(): ElasticSpec | null {
+    return this.#spec.elastic;
+  }
+
+  get source(): string {
+    return this.#spec.source;
+  }
+
+  get traceStatus(): string | undefined {
+    return this.#spec.traceStatus;
+  }
+
+  get untimed(): true | undefined {
+    return this.#spec.untimed;
+  }
+
+  get traceRetries(): number | undefined {
+    return this.#spec.traceRetries;
+  }
+
+  get checkpoint(): CheckpointSpec | undefined {
+    return this.#spec.checkpoint;
+  }
+
+  get startupS(): number | undefined {
+    return this.#spec.startupS;
+  }
+
+  get priority(): PriorityClass | undefined {
+    return this.#spec.priority;
+  }
+
+  get dataset(): string | undefined {
+    return this.#spec.dataset;
+  }
+
+  get resourceLimits(): ResourceLimits | undefined {
+    return this.#spec.resourceLimits;
+  }
+
+  get optimizeMode(): OptimizeMode | undefined {
+    return this.#spec.optimizeMode;
+  }
+
+  get data(): DataSpec | undefined {
+    return this.#spec.data;
+  }
+
+  get declaredSteps(): number | null {
+    const spec = this.#spec;
+    return spec.loss || spec.speed.kind === 'fixed' ? null : spec.totalSteps;
+  }
+
+  get targetLoss(): number | null {
+    const loss = this.#spec.loss;
+    return loss ? loss.targetLoss : null;
+  }
+
+  /** The request as a plain record (what JSON.stringify writes). */
+  toJSON(): Record<keyof JobRequest, unknown> {
+    return {
+      id: this.id,
+      kind: this.kind,
+      submitS: this.submitS,
+      user: this.user,
+      gpuTypes: this.gpuTypes,
+      roles: this.roles,
+      elastic: this.elastic,
+      source: this.source,
+      traceStatus: this.traceStatus,
+      untimed: this.untimed,
+      traceRetries: this.traceRetries,
+      checkpoint: this.checkpoint,
+      startupS: this.startupS,
+      priority: this.priority,
+      dataset: this.dataset,
+      resourceLimits: this.resourceLimits,
+      optimizeMode: this.optimizeMode,
+      data: this.data,
+      declaredSteps: this.declaredSteps,
+      targetLoss: this.targetLoss,
+    };
+  }
 }
 
 /** The ground truth of a job. */

@@ -10,7 +10,14 @@ describe('job request and truth', () => {
     for (const spec of specs) {
       const request = requestOf(spec);
       expect(Object.keys(spec)).toEqual(expect.arrayContaining(['speed', 'totalSteps']));
-      for (const hidden of ['speed', 'loss', 'totalSteps']) expect(Object.keys(request)).not.toContain(hidden);
+      // Nothing of the truth can be read from it, nor the spec it reads.
+      for (const hidden of ['speed', 'loss', 'totalSteps', 'psTruth', 'spec']) {
+        expect(hidden in request).toBe(false);
+        expect((request as unknown as Record<string, unknown>)[hidden]).toBeUndefined();
+      }
+      const written = JSON.parse(JSON.stringify(request)) as Record<string, unknown>;
+      for (const hidden of ['speed', 'loss', 'totalSteps', 'psTruth']) expect(written).not.toHaveProperty(hidden);
+      expect(written).toMatchObject({ id: spec.id, kind: spec.kind, user: spec.user, roles: JSON.parse(JSON.stringify(spec.roles)) });
       // Everything else the submitter declared is there, unchanged.
       for (const [key, value] of Object.entries(spec)) {
         if (key !== 'speed' && key !== 'loss' && key !== 'totalSteps') expect((request as unknown as Record<string, unknown>)[key]).toBe(value);
