@@ -2,6 +2,7 @@ import type { TaskPlacement } from '../../model/allocation.js';
 import type { CapacityScratch } from '../../model/capacity.js';
 import type { ReplicaDemand } from '../../model/job-spec.js';
 import { InvariantError } from '../../errors.js';
+import { insertAt, removeAt } from '../../model/fit-index.js';
 import { nodeAllows } from '../placement/node-filter.js';
 import { minFreeGpuMilli } from '../placement/pack.js';
 import { alignmentOfFree, alignmentOn } from './tetris-alignment.js';
@@ -57,7 +58,10 @@ export class SingleCandidates {
 
   /** Reads the candidates again from the top of each group. */
   read(): void {
-    const all: number[] = [];
+    // The candidates of every group, in node order, written over the lists in place (a few each:
+    // sorted by insertion, no array made but each group's own).
+    const { nodes, alignments } = this;
+    let count = 0;
     for (const part of this.parts) {
       const found: number[] = [];
       for (let at = 0; found.length <= this.bound; at++) {
@@ -67,14 +71,15 @@ export class SingleCandidates {
       }
       part.next = found.length > this.bound ? found.pop()! : -1;
       part.members = found;
-      all.push(...found);
+      for (const i of found) {
+        let k = count++;
+        for (; k > 0 && nodes[k - 1]! > i; k--) nodes[k] = nodes[k - 1]!;
+        nodes[k] = i;
+      }
     }
-    this.nodes.length = 0;
-    this.alignments.length = 0;
-    for (const i of all.sort((a, b) => a - b)) {
-      this.nodes.push(i);
-      this.alignments.push(this.alignmentWith(i));
-    }
+    nodes.length = count;
+    for (let k = 0; k < count; k++) alignments[k] = this.alignmentWith(nodes[k]!);
+    alignments.length = count;
     this.summed();
   }
 
@@ -103,15 +108,16 @@ export class SingleCandidates {
         this.summed();
         return -1;
       }
-      part.members.splice(member, 1);
-      this.nodes.splice(at, 1);
-      this.alignments.splice(at, 1);
+      // Moved in place (a splice makes an array of what it removes, at every start).
+      removeAt(part.members, member);
+      removeAt(this.nodes, at);
+      removeAt(this.alignments, at);
       if (part.next >= 0) {
         const entering = part.next;
         part.members.push(entering);
         const to = sortedPosition(this.nodes, entering);
-        this.nodes.splice(to, 0, entering);
-        this.alignments.splice(to, 0, this.alignmentWith(entering));
+        insertAt(this.nodes, to, entering);
+        insertAt(this.alignments, to, this.alignmentWith(entering));
         part.next = this.nextFrom(part, part.list.positionOf(entering) + 1);
       }
       this.summed();

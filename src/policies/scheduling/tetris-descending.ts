@@ -1,4 +1,5 @@
 import type { CapacityScratch } from '../../model/capacity.js';
+import { insertAt, removeAt } from '../../model/fit-index.js';
 
 /** Where a machine stands among candidates: free GPU capacity (thousandths), free CPU (thousandths of a core), node index; higher first. */
 export type FreeKey = readonly [freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number];
@@ -76,18 +77,19 @@ export class Descending {
     const before = this.listed.get(nodeIndex);
     if (before === undefined) return;
     const at = this.firstAtOrBelow(before);
-    this.nodes.splice(at, 1);
-    this.gpuMilli.splice(at, 1);
-    this.cpuMilli.splice(at, 1);
+    // Moved in place (a splice makes an array of what it removes, at every start).
+    removeAt(this.nodes, at);
+    removeAt(this.gpuMilli, at);
+    removeAt(this.cpuMilli, at);
     const key = freeKey(this.scratch, nodeIndex);
     if (this.end !== null && compareFreeKeys(key, this.end) < 0) {
       this.listed.delete(nodeIndex);
       return;
     }
     const to = this.firstAtOrBelow(key);
-    this.nodes.splice(to, 0, nodeIndex);
-    this.gpuMilli.splice(to, 0, key[0]);
-    this.cpuMilli.splice(to, 0, key[1]);
+    insertAt(this.nodes, to, nodeIndex);
+    insertAt(this.gpuMilli, to, key[0]);
+    insertAt(this.cpuMilli, to, key[1]);
     this.listed.set(nodeIndex, key);
   }
 

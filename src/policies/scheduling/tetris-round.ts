@@ -47,8 +47,13 @@ export class TetrisRound {
   private readonly watchers = new Map<number, Entry[]>();
   /** The machines of each GPU group in standing order. */
   private readonly lists = new Map<string, Descending>();
+  /** The same lists, in the order they were made. */
+  private readonly listOrder: Descending[] = [];
   /** The lists a replica may use, by whether it needs GPUs and its allowed GPU models. */
   private readonly groupLists = new Map<string, readonly Descending[]>();
+  /** The same, by the list of GPU models asked for, for replicas with and without GPUs. */
+  private readonly gpuListsByTypes = new Map<readonly string[], readonly Descending[]>();
+  private readonly cpuListsByTypes = new Map<readonly string[], readonly Descending[]>();
   private stamp = 0;
 
   /**
@@ -127,21 +132,26 @@ export class TetrisRound {
     // The queue removes the job only after pick returns: the class empties when this was its last one.
     if (chosen.shape.jobs.size === 1) chosen.gone = true;
     const used = tasks.length === 1 ? [tasks[0]!.nodeIndex] : [...new Set(tasks.map((task) => task.nodeIndex))];
-    for (const list of this.lists.values()) for (const i of used) list.moved(i);
+    // Indexed loops: a pick runs this at every start, and an iterator would be made for each loop.
+    const lists = this.listOrder;
+    for (let l = 0; l < lists.length; l++) for (let u = 0; u < used.length; u++) lists[l]!.moved(used[u]!);
     const stamp = ++this.stamp;
     const affected: Entry[] = [];
-    for (const i of used) {
+    for (let u = 0; u < used.length; u++) {
+      const i = used[u]!;
       const watching = this.watchers.get(i);
       if (watching === undefined) continue;
       this.watchers.delete(i);
-      for (const entry of watching) {
+      for (let w = 0; w < watching.length; w++) {
+        const entry = watching[w]!;
         if (entry.gone || entry.stamp === stamp || !watches(entry, i)) continue;
         entry.stamp = stamp;
         affected.push(entry);
       }
     }
     const machine: UsedMachine | null = used.length === 1 ? this.usedMachine(used[0]!) : null;
-    for (const entry of affected) {
+    for (let a = 0; a < affected.length; a++) {
+      const entry = affected[a]!;
       if (entry.gang !== null) this.gangUsed(entry);
       else if (machine !== null) this.singleUsed(entry, machine);
       else {
@@ -197,17 +207,25 @@ export class TetrisRound {
 
   /** The machine lists of the GPU groups a replica may use (GPU models allowed, or every group for a replica without GPUs). */
   private listsFor(needsGpus: boolean, gpuTypes: readonly string[]): readonly Descending[] {
+    // Found by the list of models itself first (jobs alike often share it), by its names otherwise.
+    const byArray = needsGpus ? this.gpuListsByTypes : this.cpuListsByTypes;
+    let lists = byArray.get(gpuTypes);
+    if (lists !== undefined) return lists;
     const key = `${needsGpus}|${gpuTypes.join(',')}`;
-    let lists = this.groupLists.get(key);
+    lists = this.groupLists.get(key);
     if (lists === undefined) {
       lists = this.scratch.fitGroups(needsGpus, gpuTypes).map((group) => {
         let list = this.lists.get(group);
         // At first a list reads twice what a class's candidates there and the machine after them need.
-        if (list === undefined) this.lists.set(group, (list = new Descending(this.scratch, [group], 2 * (this.bound + 1))));
+        if (list === undefined) {
+          this.lists.set(group, (list = new Descending(this.scratch, [group], 2 * (this.bound + 1))));
+          this.listOrder.push(list);
+        }
         return list;
       });
       this.groupLists.set(key, lists);
     }
+    byArray.set(gpuTypes, lists);
     return lists;
   }
 
