@@ -6,6 +6,7 @@ import { hideBin } from 'yargs/helpers';
 import { ConfigError } from '../errors.js';
 import { benchCommand } from './bench.js';
 import { compareCommand } from './compare.js';
+import { applyHeapPolicy } from './heap-policy.js';
 import { listCommand } from './list.js';
 import { mergeCommand } from './merge.js';
 import { removeTemporariesOnSignal } from '../io/temporaries.js';
@@ -61,4 +62,7 @@ function isProgram(): boolean {
   }
 }
 
-if (isProgram()) process.exitCode = await main(hideBin(process.argv));
+if (isProgram()) {
+  applyHeapPolicy();
+  process.exitCode = await main(hideBin(process.argv));
+}
