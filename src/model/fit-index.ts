@@ -28,8 +28,8 @@ export interface FitIndexView {
   groups(): readonly string[];
   /**
    * Calls `visit` for the group's nodes with at least `minGpuMilli` free GPU capacity and
-   * `minCpuMilli` free CPU, in fit-key order, until it returns true. Nodes of a GPU level with less
-   * CPU are not visited (found by binary search); allocates nothing per node. Nodes the filter
+   * `minCpuMilli` free CPU, in fit-key order, until it returns true. Where the scan starts, nodes
+   * with less CPU are passed over by binary search; allocates nothing per node. Nodes the filter
    * excludes are passed over (an index without GPU shares ignores its share bound).
    */
   scan(group: string, minGpuMilli: number, minCpuMilli: number, visit: FitVisit, filter?: ScanFilter): void;
@@ -52,8 +52,8 @@ export interface FitCursor {
 /**
  * Nodes kept in fit-key order (free GPU capacity, then free CPU, then index) per GPU group, so that
  * best fit and worst fit find their node without scanning the cluster: placement of one task costs
- * the nodes it passes over, not the nodes that exist. A group is a bucket per free-GPU level (whole
- * thousandths; an array of node indices in key order) with a bitmap of the non-empty levels: a
+ * the nodes it passes over, not the nodes that exist. A group is a bucket per free-GPU level
+ * (LEVEL_MILLI thousandths; an array of node indices in key order) with a bitmap of the non-empty levels: a
  * change costs two binary searches and the moves of one small array, a scan jumps from level to
  * level a machine word at a time. Written here rather than taken from an ordered-map library
  * because the levels are small integers: a general ordered map of tuple keys spent most of the
@@ -130,16 +130,16 @@ export class FitIndex implements FitIndexView {
     const stamp = filter?.stamp ?? 0;
     const mostFree = filter !== undefined && filter.minMostFreeGpuMilli > -1 ? this.mostFreeGpuMilliAt : null;
     const minMostFree = filter?.minMostFreeGpuMilli ?? -1;
-    for (let level = levels.nextLevel(Math.max(0, Math.floor(minGpuMilli))); level >= 0; level = levels.nextLevel(level + 1)) {
+    for (let level = levels.nextLevel(Math.max(0, Math.floor(minGpuMilli / LEVEL_MILLI))); level >= 0; level = levels.nextLevel(level + 1)) {
       // Every key of this level and above has more free GPU capacity than the caller wants.
-      if (filter !== undefined && level > filter.untilGpuMilli) return;
+      if (filter !== undefined && level * LEVEL_MILLI > filter.untilGpuMilli) return;
       const bucket = levels.at(level);
       const nodes = bucket.nodes;
-      // Past the first level every key has more GPU: the bound is the level's own, at the CPU asked for.
-      for (let k = levels.lowerBound(bucket, Math.max(level, minGpuMilli), minCpuMilli, -1); k < bucket.count; k++) {
+      // Past the first level every key has more GPU than asked: the bound is the level's start, at the CPU asked for.
+      for (let k = levels.lowerBound(bucket, Math.max(level * LEVEL_MILLI, minGpuMilli), minCpuMilli, -1); k < bucket.count; k++) {
         const i = nodes[k]!;
         const cpuMilli = cpuAt[i]!;
-        // Only a fractional level holds keys with more GPU and less CPU after the bound.
+        // A level holds keys of several GPU capacities: after the bound, more GPU and less CPU.
         if (cpuMilli < minCpuMilli || (stamps !== null && stamps[i] === stamp) || (mostFree !== null && mostFree[i]! < minMostFree)) continue;
         if (visit(gpuAt[i]!, cpuMilli, i)) return;
       }
@@ -151,7 +151,14 @@ export class FitIndex implements FitIndexView {
   }
 }
 
-/** One group's nodes: per free-GPU level (whole thousandths) its node indices in key order, and a bitmap of the levels that hold any. */
+/**
+ * Free GPU capacity (thousandths) one level of a fit group spans. A level per thousandth left most
+ * levels holding one node of a large cluster, and a scan paid a level's lookups for each node it
+ * passed over; a level of a tenth of a GPU holds a few nodes of like capacity, kept in key order.
+ */
+const LEVEL_MILLI = 100;
+
+/** One group's nodes: per free-GPU level (LEVEL_MILLI thousandths each) its node indices in key order, and a bitmap of the levels that hold any. */
 class FitGroup {
   private levels: (Bucket | undefined)[] = [];
   private words = new Uint32Array(4);
@@ -170,7 +177,7 @@ class FitGroup {
   /** Adds a node at its key (already in gpuAt and cpuAt). */
   insert(nodeIndex: number): void {
     const gpuMilli = this.gpuAt[nodeIndex]!;
-    const level = Math.floor(gpuMilli);
+    const level = Math.floor(gpuMilli / LEVEL_MILLI);
     let bucket = this.levels[level];
     if (bucket === undefined) {
       // Levels are filled up to the highest one used (a dense array: a sparse one is a slow hash
@@ -195,7 +202,7 @@ class FitGroup {
   /** Takes a node out from its key (still in gpuAt and cpuAt). */
   remove(nodeIndex: number): void {
     const gpuMilli = this.gpuAt[nodeIndex]!;
-    const level = Math.floor(gpuMilli);
+    const level = Math.floor(gpuMilli / LEVEL_MILLI);
     const bucket = this.levels[level]!;
     const nodes = bucket.nodes;
     // The array keeps its length (a slot past `count` is unused): no shrinking and growing again.
