@@ -73,17 +73,22 @@ export class CapacityScratch {
     const base = this.view.fitIndex();
     const search = BEST_FIT.busy ? new BestFitSearch() : BEST_FIT;
     search.begin(this, accepts);
-    this.fillBaseFilter(search.filter, minMostFreeGpuMilli);
-    const touched = this.touchedFit;
-    // The cluster's index lists the nodes this scratch touched at their old places: passed over there.
-    const baseSkipsTouched = this.overlay !== null || this.opened !== null;
-    for (const group of groups) {
-      search.skipTouched = baseSkipsTouched;
-      base.scan(group, minGpuMilli, minCpuMilli, search.take, search.filter);
-      search.skipTouched = false;
-      if (touched !== null && touched.size > 0) touched.scan(group, minGpuMilli, minCpuMilli, search.take);
+    try {
+      this.fillBaseFilter(search.filter, minMostFreeGpuMilli);
+      const touched = this.touchedFit;
+      // The cluster's index lists the nodes this scratch touched at their old places: passed over there.
+      const baseSkipsTouched = this.overlay !== null || this.opened !== null;
+      for (const group of groups) {
+        search.skipTouched = baseSkipsTouched;
+        base.scan(group, minGpuMilli, minCpuMilli, search.take, search.filter);
+        search.skipTouched = false;
+        if (touched !== null && touched.size > 0) touched.scan(group, minGpuMilli, minCpuMilli, search.take);
+      }
+    } finally {
+      // Let go of the search even when `accepts` threw: the next search reuses it.
+      search.done();
     }
-    return search.end();
+    return search.best < 0 ? null : search.best;
   }
 
   /**
@@ -443,9 +448,10 @@ class BestFitSearch {
   busy = false;
   skipTouched = false;
   readonly filter: ScanFilter = { stamps: null, stamp: 0, minMostFreeGpuMilli: -1, untilGpuMilli: Infinity };
+  /** The node found so far (-1: none). */
+  best = -1;
   private bestGpu = Infinity;
   private bestCpu = Infinity;
-  private best = -1;
   private scratch: CapacityScratch | null = null;
   private accepts: (nodeIndex: number) => boolean = NONE_ACCEPTED;
 
@@ -469,13 +475,11 @@ class BestFitSearch {
     this.skipTouched = false;
   }
 
-  /** Ends the search (letting go of what it was given) and returns the node found, or null. */
-  end(): number | null {
-    const best = this.best;
+  /** Ends the search, letting go of what it was given (`best` stays readable until the next begins). */
+  done(): void {
     this.busy = false;
     this.scratch = null;
     this.accepts = NONE_ACCEPTED;
-    return best < 0 ? null : best;
   }
 }
 

@@ -154,25 +154,25 @@ function bestNode(
   let bestLeftGpuMilli = Infinity;
   let bestLeftCpuMilli = Infinity;
   // An empty node scores as every empty node of its hardware kind does: scored once a kind.
-  const search = ++emptyScores.search;
+  const search = ++EMPTY_SCORES.search;
   const consider = (i: number): void => {
     const kind = scratch.emptyNodeKind(i);
     let count: number;
     let leftGpuMilli: number;
     let leftCpuMilli: number;
-    if (kind >= 0 && emptyScores.searchOf[kind] === search) {
-      count = emptyScores.count[kind]!;
-      leftGpuMilli = emptyScores.leftGpuMilli[kind]!;
-      leftCpuMilli = emptyScores.leftCpuMilli[kind]!;
+    if (kind >= 0 && EMPTY_SCORES.searchOf[kind] === search) {
+      count = EMPTY_SCORES.count[kind]!;
+      leftGpuMilli = EMPTY_SCORES.leftGpuMilli[kind]!;
+      leftCpuMilli = EMPTY_SCORES.leftCpuMilli[kind]!;
     } else {
       count = scoreNode(scratch, i, open, gpuTypes);
       leftGpuMilli = SCORE.leftGpuMilli;
       leftCpuMilli = SCORE.leftCpuMilli;
       if (kind >= 0) {
-        emptyScores.searchOf[kind] = search;
-        emptyScores.count[kind] = count;
-        emptyScores.leftGpuMilli[kind] = leftGpuMilli;
-        emptyScores.leftCpuMilli[kind] = leftCpuMilli;
+        EMPTY_SCORES.searchOf[kind] = search;
+        EMPTY_SCORES.count[kind] = count;
+        EMPTY_SCORES.leftGpuMilli[kind] = leftGpuMilli;
+        EMPTY_SCORES.leftCpuMilli[kind] = leftCpuMilli;
       }
     }
     if (count === 0) return;
@@ -312,7 +312,7 @@ function scoreNode(scratch: CapacityScratch, i: number, open: readonly ReplicaGr
 const SCORE = { leftGpuMilli: 0, leftCpuMilli: 0 };
 
 /** Scores of empty nodes by hardware kind, valid for the search whose number `searchOf` holds. */
-const emptyScores = { search: 0, searchOf: [] as number[], count: [] as number[], leftGpuMilli: [] as number[], leftCpuMilli: [] as number[] };
+const EMPTY_SCORES = { search: 0, searchOf: [] as number[], count: [] as number[], leftGpuMilli: [] as number[], leftCpuMilli: [] as number[] };
 
 /** Scores a node for replicas of one shape without copying its state (the common, hot case). */
 function scoreOneShape(scratch: CapacityScratch, i: number, group: ReplicaGroup, gpuTypes: readonly string[]): number {

@@ -42,8 +42,9 @@ export class ShapeQueue<V extends JobView> {
   /** Classes by gang signature: those with jobs, and the last emptied (see `emptied`). */
   private readonly classes = new Map<string, ShapeClass<V>>();
   /**
-   * Classes without jobs, kept for their gang's next job (at most `emptyClassesKept`), the one emptied longest ago first: most
-   * jobs start in the pass they arrive in, and making a class for each was most of what adding it cost.
+   * Classes without jobs, kept for their gang's next job (at most `emptyClassesKept`), the one
+   * emptied longest ago first: most jobs start in the pass they arrive in, and making a class for
+   * each was most of what adding it cost.
    */
   private readonly emptied = new Map<string, ShapeClass<V>>();
   private readonly placeOf = new Map<V, { readonly shape: ShapeClass<V>; readonly key: readonly number[] }>();
