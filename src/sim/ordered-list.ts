@@ -141,17 +141,25 @@ export class OrderedList<T> {
 
 /**
  * Walks linked items from `first`, handing out one result object it updates (a for-of reads each
- * result before asking for the next): a walk allocates nothing per item, as a generator would.
+ * result before asking for the next): a walk allocates nothing per item, as a generator would. As
+ * a generator's loop did, it reads an item's successor only when asked for the next one.
  */
 class LinkWalk<T> implements Iterator<T> {
   private readonly result: IteratorResult<T> = { done: false, value: undefined as T };
+  /** The link handed out last (null: none yet). */
+  private last: ListLink<T> | null = null;
+  private finished = false;
 
-  constructor(private link: ListLink<T> | null) {}
+  constructor(private readonly first: ListLink<T>) {}
 
   next(): IteratorResult<T> {
-    const link = this.link;
-    if (link === null) return DONE;
-    this.link = link.next;
+    if (this.finished) return DONE;
+    const link = this.last === null ? this.first : this.last.next;
+    if (link === null) {
+      this.finished = true;
+      return DONE;
+    }
+    this.last = link;
     (this.result as { value: T }).value = link.item;
     return this.result;
   }

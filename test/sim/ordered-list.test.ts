@@ -80,3 +80,25 @@ describe('OrderedList', () => {
     expect(array.slice(1, -1)).toEqual(Array.from({ length: 200 }, (_, k) => 1_000_000 - 200 + k));
   });
 });
+
+describe('ordered list walk', () => {
+  it("reads each item's successor when asked for it, so a change made during the walk shows, and stays done once done", () => {
+    const list = new OrderedList<string>();
+    for (const item of ['a', 'b', 'c', 'd']) list.push(item);
+    const seen: string[] = [];
+    for (const item of list.values()) {
+      seen.push(item);
+      // Taking out the item after the one just read: the walk does not reach it.
+      if (item === 'a') list.delete('b');
+      // Appending while at the last item: the walk reaches the new one.
+      if (item === 'd') list.push('e');
+    }
+    expect(seen).toEqual(['a', 'c', 'd', 'e']);
+    const walk = list.values()[Symbol.iterator]();
+    const read: string[] = [];
+    for (let r = walk.next(); !r.done; r = walk.next()) read.push(r.value);
+    expect(read).toEqual(['a', 'c', 'd', 'e']);
+    list.push('f');
+    expect(walk.next().done).toBe(true);
+  });
+});
