@@ -236,6 +236,30 @@ export function requestOf(spec: JobSpec): JobRequest {
   return new SpecRequest(spec);
 }
 
+/** The fields of a request, in the order JSON writes them (a record, so that the compiler checks it names each one). */
+const REQUEST_FIELDS = Object.keys({
+  id: true,
+  kind: true,
+  submitS: true,
+  user: true,
+  gpuTypes: true,
+  roles: true,
+  elastic: true,
+  source: true,
+  traceStatus: true,
+  untimed: true,
+  traceRetries: true,
+  checkpoint: true,
+  startupS: true,
+  priority: true,
+  dataset: true,
+  resourceLimits: true,
+  optimizeMode: true,
+  data: true,
+  declaredSteps: true,
+  targetLoss: true,
+} satisfies Record<keyof JobRequest, true>) as (keyof JobRequest)[];
+
 /**
  * A request read through its spec, which it keeps out of reach: one small object a job instead of a
  * copy of twenty fields (a job keeps its request while queued or running, long enough for the
@@ -332,28 +356,9 @@ class SpecRequest implements JobRequest {
 
   /** The request as a plain record (what JSON.stringify writes). */
   toJSON(): Record<keyof JobRequest, unknown> {
-    return {
-      id: this.id,
-      kind: this.kind,
-      submitS: this.submitS,
-      user: this.user,
-      gpuTypes: this.gpuTypes,
-      roles: this.roles,
-      elastic: this.elastic,
-      source: this.source,
-      traceStatus: this.traceStatus,
-      untimed: this.untimed,
-      traceRetries: this.traceRetries,
-      checkpoint: this.checkpoint,
-      startupS: this.startupS,
-      priority: this.priority,
-      dataset: this.dataset,
-      resourceLimits: this.resourceLimits,
-      optimizeMode: this.optimizeMode,
-      data: this.data,
-      declaredSteps: this.declaredSteps,
-      targetLoss: this.targetLoss,
-    };
+    const record = {} as Record<keyof JobRequest, unknown>;
+    for (const field of REQUEST_FIELDS) record[field] = this[field];
+    return record;
   }
 }
 
