@@ -61,20 +61,22 @@ export class CapacityScratch {
    * The node first in best-fit order (least free GPU capacity, then least free CPU, then lowest
    * index) among schedulable nodes of the groups (GPU models, '' for nodes without GPUs) with at
    * least `minGpuMilli` free GPU capacity and `minCpuMilli` free CPU that `accepts` takes; null when none does. Costs the nodes
-   * passed over, not the cluster (an indexed scratch only).
+   * passed over, not the cluster (an indexed scratch only). With `minGpuRoom`, nodes this scratch has
+   * not changed are passed over when their GPU room (see gpuRoomOf) is below it (for an `accepts`
+   * that takes none such).
    */
   bestFit(
     groups: readonly string[],
     minGpuMilli: number,
     minCpuMilli: number,
     accepts: (nodeIndex: number) => boolean,
-    minMostFreeGpuMilli = -1,
+    minGpuRoom = -1,
   ): number | null {
     const base = this.view.fitIndex();
     const search = BEST_FIT.busy ? new BestFitSearch() : BEST_FIT;
     search.begin(this, accepts);
     try {
-      this.fillBaseFilter(search.filter, minMostFreeGpuMilli);
+      this.fillBaseFilter(search.filter, minGpuRoom);
       const touched = this.touchedFit;
       // The cluster's index lists the nodes this scratch touched at their old places: passed over there.
       const baseSkipsTouched = this.overlay !== null || this.opened !== null;
@@ -123,21 +125,21 @@ export class CapacityScratch {
   /**
    * Calls `visit` once for every schedulable node of the groups with at least `minGpuMilli` free GPU
    * capacity and `minCpuMilli` free CPU, in no set order, until it returns true (an indexed scratch
-   * only). With `minMostFreeGpuMilli`, nodes this scratch has not changed are passed over when no
-   * GPU of theirs has that share free (for a visitor that counts none on such a node).
+   * only). With `minGpuRoom`, nodes this scratch has not changed are passed over when their GPU
+   * room (see gpuRoomOf) is below it (for a visitor that counts none on such a node).
    */
   forEachWithFree(
     groups: readonly string[],
     minGpuMilli: number,
     minCpuMilli: number,
     visit: (nodeIndex: number) => boolean | void,
-    minMostFreeGpuMilli = -1,
+    minGpuRoom = -1,
   ): void {
     const base = this.view.fitIndex();
     let stopped = false;
     const fromBase: FitVisit = (_g, _c, i) => (stopped = !this.isTouched(i) && visit(i) === true);
     const fromTouched: FitVisit = (_g, _c, i) => (stopped = visit(i) === true);
-    const filter = this.baseFilter(minMostFreeGpuMilli);
+    const filter = this.baseFilter(minGpuRoom);
     const touched = this.touchedFit;
     for (const group of groups) {
       if (!stopped) base.scan(group, minGpuMilli, minCpuMilli, fromBase, filter);
@@ -146,15 +148,16 @@ export class CapacityScratch {
   }
 
   /**
-   * Calls `visit` for every schedulable node of the groups from the most free GPU capacity down
-   * (fit-key order, reversed) until it returns true (an indexed scratch only).
+   * Calls `visit` for every schedulable node of the groups with at least `minCpuMilli` free CPU
+   * (default: every node) from the most free GPU capacity down (fit-key order, reversed) until it
+   * returns true (an indexed scratch only).
    */
-  forEachDescending(groups: readonly string[], visit: (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean): void {
+  forEachDescending(groups: readonly string[], visit: (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean, minCpuMilli = 0): void {
     const base: FitIndexView = this.view.fitIndex();
     const streams: { cursor: FitCursor; live: boolean; skipTouched: boolean }[] = [];
     for (const group of groups) {
-      streams.push({ cursor: base.descending(group), live: false, skipTouched: true });
-      if (this.touchedFit !== null) streams.push({ cursor: this.touchedFit.descending(group), live: false, skipTouched: false });
+      streams.push({ cursor: base.descending(group, minCpuMilli), live: false, skipTouched: true });
+      if (this.touchedFit !== null) streams.push({ cursor: this.touchedFit.descending(group, minCpuMilli), live: false, skipTouched: false });
     }
     const advance = (stream: (typeof streams)[number]): void => {
       while (stream.cursor.next()) {
@@ -384,18 +387,18 @@ export class CapacityScratch {
   /**
    * What a scan of the cluster's index may pass over for this scratch: the nodes it touched (while
    * its stamps hold; its visitor passes over them otherwise) and, when given, nodes without the
-   * share of one GPU a replica needs (read from the cluster: exact for a node this scratch has not touched).
+   * GPU room a replica needs (read from the cluster: exact for a node this scratch has not touched).
    */
-  private baseFilter(minMostFreeGpuMilli: number): ScanFilter {
-    return this.fillBaseFilter({ stamps: null, stamp: 0, minMostFreeGpuMilli: -1, untilGpuMilli: Infinity }, minMostFreeGpuMilli);
+  private baseFilter(minGpuRoom: number): ScanFilter {
+    return this.fillBaseFilter({ stamps: null, stamp: 0, minGpuRoom: -1, untilGpuMilli: Infinity }, minGpuRoom);
   }
 
   /** Sets `filter` to what baseFilter makes (for a filter a caller reuses) and returns it. */
-  private fillBaseFilter(filter: ScanFilter, minMostFreeGpuMilli: number): ScanFilter {
+  private fillBaseFilter(filter: ScanFilter, minGpuRoom: number): ScanFilter {
     const touched = this.overlay !== null || this.opened !== null;
     filter.stamps = touched && this.stampsHold() ? this.stamps : null;
     filter.stamp = this.stamp;
-    filter.minMostFreeGpuMilli = minMostFreeGpuMilli;
+    filter.minGpuRoom = minGpuRoom;
     filter.untilGpuMilli = Infinity;
     return filter;
   }
@@ -447,7 +450,7 @@ export class CapacityScratch {
 class BestFitSearch {
   busy = false;
   skipTouched = false;
-  readonly filter: ScanFilter = { stamps: null, stamp: 0, minMostFreeGpuMilli: -1, untilGpuMilli: Infinity };
+  readonly filter: ScanFilter = { stamps: null, stamp: 0, minGpuRoom: -1, untilGpuMilli: Infinity };
   /** The node found so far (-1: none). */
   best = -1;
   private bestGpu = Infinity;

@@ -1,7 +1,7 @@
 import { InvariantError } from '../errors.js';
 import type { AuxTask, Eviction, TaskPlacement } from './allocation.js';
 import { GPU_MILLI, type ClusterSpec, type NodeSpec } from './cluster-spec.js';
-import { FitIndex, fitGroupOf, type FitIndexView } from './fit-index.js';
+import { FitIndex, fitGroupOf, gpuRoomOf, type FitIndexView } from './fit-index.js';
 import { GrowthLog } from './growth-log.js';
 
 /** What a start that takes nothing back returns. */
@@ -135,7 +135,7 @@ export class ClusterState implements ClusterView {
     this.totalCpuMilli = spec.nodes.reduce((sum, n) => sum + n.cpuMilli, 0);
     this.totalMemMiB = spec.nodes.reduce((sum, n) => sum + n.memMiB, 0);
     this.schedulableWholeFree = this.totalGpus;
-    this.fit = new FitIndex((i) => fitGroupOf(this.nodes[i]!), this.mostFreeGpu);
+    this.fit = new FitIndex((i) => fitGroupOf(this.nodes[i]!), true);
     this.isStaleFit = new Uint8Array(this.nodes.length);
     this.pendingCpuMilli = new Float64Array(this.nodes.length);
     this.pendingMemMiB = new Float64Array(this.nodes.length);
@@ -172,7 +172,7 @@ export class ClusterState implements ClusterView {
       }
       let gpuMilli = 0;
       for (let g = 0; g < this.nodes[i]!.gpus; g++) gpuMilli += this.gpuFreeMilli(i, g);
-      this.fit.set(i, gpuMilli, this.freeCpuMilli(i));
+      this.fit.set(i, gpuMilli, this.freeCpuMilli(i), gpuRoomOf(this.wholeFree[i]!, this.mostFreeGpu[i]!));
     }
     this.staleCount = 0;
     return this.fit;

@@ -1,4 +1,4 @@
-import type { NodeSpec } from './cluster-spec.js';
+import { GPU_MILLI, type NodeSpec } from './cluster-spec.js';
 
 /** Calls back with a node's place: its free GPU capacity and CPU (thousandths) and its index; returns true to stop. */
 export type FitVisit = (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean;
@@ -16,10 +16,19 @@ export interface ScanFilter {
   /** Nodes whose entry here equals `stamp` are passed over (the nodes a scratch changed); null: none. */
   stamps: Uint32Array | null;
   stamp: number;
-  /** Nodes whose most free share of one GPU (thousandths; -1 without GPUs) is below this are passed over; only an index given those shares reads it. */
-  minMostFreeGpuMilli: number;
+  /** Nodes whose GPU room (see gpuRoomOf) is below this are passed over; only an index given rooms reads it (-1: none). */
+  minGpuRoom: number;
   /** The scan ends past this free GPU capacity (thousandths): the caller wants nothing above it. */
   untilGpuMilli: number;
+}
+
+/**
+ * A node's room for one replica's GPUs, as one number: its free whole GPUs in thousandths when it
+ * has any (2,000 for two), else the most free share of one of its GPUs (thousandths; -1 without
+ * GPUs). A replica of k whole GPUs needs a room of k·1,000; one of a share s below a GPU needs s.
+ */
+export function gpuRoomOf(wholeFreeGpus: number, mostFreeGpuMilli: number): number {
+  return wholeFreeGpus > 0 ? wholeFreeGpus * GPU_MILLI : mostFreeGpuMilli;
 }
 
 /** Read-only access to a fit index. */
@@ -29,12 +38,13 @@ export interface FitIndexView {
   /**
    * Calls `visit` for the group's nodes with at least `minGpuMilli` free GPU capacity and
    * `minCpuMilli` free CPU, in fit-key order, until it returns true. Where the scan starts, nodes
-   * with less CPU are passed over by binary search; allocates nothing per node. Nodes the filter
-   * excludes are passed over (an index without GPU shares ignores its share bound).
+   * with less CPU are passed over by binary search, and a level of like free GPU capacity whose
+   * nodes all lack the CPU (or the GPU room) asked for is passed over at once; allocates nothing
+   * per node. Nodes the filter excludes are passed over (an index without rooms ignores that bound).
    */
   scan(group: string, minGpuMilli: number, minCpuMilli: number, visit: FitVisit, filter?: ScanFilter): void;
-  /** A cursor over the group's nodes from the largest key down. */
-  descending(group: string): FitCursor;
+  /** A cursor over the group's nodes with at least `minCpuMilli` free CPU (default: all), from the largest key down. */
+  descending(group: string, minCpuMilli?: number): FitCursor;
   /** True when the node is in the index. */
   has(nodeIndex: number): boolean;
   /** Nodes in the index. */
@@ -53,9 +63,10 @@ export interface FitCursor {
  * Nodes kept in fit-key order (free GPU capacity, then free CPU, then index) per GPU group, so that
  * best fit and worst fit find their node without scanning the cluster: placement of one task costs
  * the nodes it passes over, not the nodes that exist. A group is a bucket per free-GPU level
- * (LEVEL_MILLI thousandths; an array of node indices in key order) with a bitmap of the non-empty levels: a
- * change costs two binary searches and the moves of one small array, a scan jumps from level to
- * level a machine word at a time. Written here rather than taken from an ordered-map library
+ * (LEVEL_MILLI thousandths; a typed array of node indices in key order, with the largest free CPU
+ * and GPU room among them) with a bitmap of the non-empty levels: a change costs two binary
+ * searches and the move of one block of an array, a scan jumps from level to level a machine word
+ * at a time and passes over a level none of whose nodes has the CPU or room asked for. Written here rather than taken from an ordered-map library
  * because the levels are small integers: a general ordered map of tuple keys spent most of the
  * placement time comparing and allocating keys.
  */
@@ -64,30 +75,34 @@ export class FitIndex implements FitIndexView {
   /** Each indexed node's key: free GPU capacity and CPU (undefined: not indexed). */
   private readonly gpuAt: (number | undefined)[] = [];
   private readonly cpuAt: (number | undefined)[] = [];
+  /** Each indexed node's GPU room (see gpuRoomOf; -1 in an index not given rooms). */
+  private readonly roomAt: number[] = [];
   private count = 0;
   /** What `groups` returns, until a group gains its first node or loses its last (null: to be listed). */
   private groupList: readonly string[] | null = null;
 
-  /**
-   * `mostFreeGpuMilliAt`: each node's most free share of one GPU, read live when a scan filters on
-   * it (the cluster's own counters); without it a scan ignores that bound.
-   */
+  /** `withRooms`: nodes are set with their GPU room and scans filter on it; without, a scan ignores that bound. */
   constructor(
     private readonly groupOf: (nodeIndex: number) => string,
-    private readonly mostFreeGpuMilliAt: readonly number[] | null = null,
+    private readonly withRooms = false,
   ) {}
 
   get size(): number {
     return this.count;
   }
 
-  /** Puts the node at its new key (or adds it). */
-  set(nodeIndex: number, freeGpuMilli: number, freeCpuMilli: number): void {
+  /** Puts the node at its new key (or adds it), with its GPU room (see gpuRoomOf) in an index with rooms. */
+  set(nodeIndex: number, freeGpuMilli: number, freeCpuMilli: number, gpuRoom = -1): void {
     const oldGpu = this.gpuAt[nodeIndex];
-    if (oldGpu === freeGpuMilli && this.cpuAt[nodeIndex] === freeCpuMilli) return;
+    const room = this.withRooms ? gpuRoom : -1;
+    if (oldGpu === freeGpuMilli && this.cpuAt[nodeIndex] === freeCpuMilli) {
+      // The same key: the node stays where it is; its room may still have changed.
+      if (this.roomAt[nodeIndex] !== room) this.byGroup.get(this.groupOf(nodeIndex))!.setRoom(nodeIndex, room);
+      return;
+    }
     const group = this.groupOf(nodeIndex);
     let levels = this.byGroup.get(group);
-    if (levels === undefined) this.byGroup.set(group, (levels = new FitGroup(this.gpuAt, this.cpuAt)));
+    if (levels === undefined) this.byGroup.set(group, (levels = new FitGroup(this.gpuAt, this.cpuAt, this.roomAt)));
     if (oldGpu !== undefined) levels.remove(nodeIndex);
     else {
       if (levels.size === 0) this.groupList = null;
@@ -95,6 +110,7 @@ export class FitIndex implements FitIndexView {
     }
     this.gpuAt[nodeIndex] = freeGpuMilli;
     this.cpuAt[nodeIndex] = freeCpuMilli;
+    this.roomAt[nodeIndex] = room;
     levels.insert(nodeIndex);
   }
 
@@ -125,29 +141,30 @@ export class FitIndex implements FitIndexView {
   scan(group: string, minGpuMilli: number, minCpuMilli: number, visit: FitVisit, filter?: ScanFilter): void {
     const levels = this.byGroup.get(group);
     if (levels === undefined || levels.size === 0) return;
-    const { gpuAt, cpuAt } = this;
+    const { gpuAt, cpuAt, roomAt } = this;
     const stamps = filter?.stamps ?? null;
     const stamp = filter?.stamp ?? 0;
-    const mostFree = filter !== undefined && filter.minMostFreeGpuMilli > -1 ? this.mostFreeGpuMilliAt : null;
-    const minMostFree = filter?.minMostFreeGpuMilli ?? -1;
+    const minRoom = this.withRooms && filter !== undefined ? filter.minGpuRoom : -1;
     for (let level = levels.nextLevel(Math.max(0, Math.floor(minGpuMilli / LEVEL_MILLI))); level >= 0; level = levels.nextLevel(level + 1)) {
       // Every key of this level and above has more free GPU capacity than the caller wants.
       if (filter !== undefined && level * LEVEL_MILLI > filter.untilGpuMilli) return;
       const bucket = levels.at(level);
+      // No node of the level has the CPU or the GPU room asked for.
+      if (bucket.maxCpu < minCpuMilli || bucket.maxRoom < minRoom) continue;
       const nodes = bucket.nodes;
       // Past the first level every key has more GPU than asked: the bound is the level's start, at the CPU asked for.
       for (let k = levels.lowerBound(bucket, Math.max(level * LEVEL_MILLI, minGpuMilli), minCpuMilli, -1); k < bucket.count; k++) {
         const i = nodes[k]!;
         const cpuMilli = cpuAt[i]!;
         // A level holds keys of several GPU capacities: after the bound, more GPU and less CPU.
-        if (cpuMilli < minCpuMilli || (stamps !== null && stamps[i] === stamp) || (mostFree !== null && mostFree[i]! < minMostFree)) continue;
+        if (cpuMilli < minCpuMilli || (stamps !== null && stamps[i] === stamp) || roomAt[i]! < minRoom) continue;
         if (visit(gpuAt[i]!, cpuMilli, i)) return;
       }
     }
   }
 
-  descending(group: string): FitCursor {
-    return new DescendingCursor(this.byGroup.get(group), this.gpuAt, this.cpuAt);
+  descending(group: string, minCpuMilli = 0): FitCursor {
+    return new DescendingCursor(this.byGroup.get(group), this.gpuAt, this.cpuAt, minCpuMilli);
   }
 }
 
@@ -167,6 +184,7 @@ class FitGroup {
   constructor(
     private readonly gpuAt: readonly (number | undefined)[],
     private readonly cpuAt: readonly (number | undefined)[],
+    private readonly roomAt: number[],
   ) {}
 
   /** The nodes of a level (empty when none). */
@@ -188,28 +206,79 @@ class FitGroup {
         for (let k = 0; k < this.levels.length; k++) grown[k] = this.levels[k];
         this.levels = grown;
       }
-      this.levels[level] = bucket = { nodes: [], count: 0 };
+      this.levels[level] = bucket = { nodes: new Int32Array(4), count: 0, maxCpu: -Infinity, atMaxCpu: 0, maxRoom: -Infinity, atMaxRoom: 0 };
     }
     if (bucket.count === 0) this.mark(level, true);
-    const k = this.lowerBound(bucket, gpuMilli, this.cpuAt[nodeIndex]!, nodeIndex);
+    const cpuMilli = this.cpuAt[nodeIndex]!;
+    const k = this.lowerBound(bucket, gpuMilli, cpuMilli, nodeIndex);
+    if (bucket.count === bucket.nodes.length) {
+      const grown = new Int32Array(2 * bucket.nodes.length);
+      grown.set(bucket.nodes);
+      bucket.nodes = grown;
+    }
+    // A level may hold hundreds of nodes (a busy cluster's full ones): moved as one block.
     const nodes = bucket.nodes;
-    for (let j = bucket.count; j > k; j--) nodes[j] = nodes[j - 1]!;
+    nodes.copyWithin(k + 1, k, bucket.count);
     nodes[k] = nodeIndex;
     bucket.count++;
     this.size++;
+    if (cpuMilli > bucket.maxCpu) {
+      bucket.maxCpu = cpuMilli;
+      bucket.atMaxCpu = 1;
+    } else if (cpuMilli === bucket.maxCpu) bucket.atMaxCpu++;
+    this.roomAdded(bucket, this.roomAt[nodeIndex]!);
   }
 
-  /** Takes a node out from its key (still in gpuAt and cpuAt). */
+  /** Takes a node out from its key (still in gpuAt, cpuAt and roomAt). */
   remove(nodeIndex: number): void {
     const gpuMilli = this.gpuAt[nodeIndex]!;
+    const cpuMilli = this.cpuAt[nodeIndex]!;
     const level = Math.floor(gpuMilli / LEVEL_MILLI);
     const bucket = this.levels[level]!;
-    const nodes = bucket.nodes;
     // The array keeps its length (a slot past `count` is unused): no shrinking and growing again.
-    for (let j = this.lowerBound(bucket, gpuMilli, this.cpuAt[nodeIndex]!, nodeIndex) + 1; j < bucket.count; j++) nodes[j - 1] = nodes[j]!;
+    const k = this.lowerBound(bucket, gpuMilli, cpuMilli, nodeIndex);
+    bucket.nodes.copyWithin(k, k + 1, bucket.count);
     bucket.count--;
     if (bucket.count === 0) this.mark(level, false);
     this.size--;
+    if (cpuMilli === bucket.maxCpu && --bucket.atMaxCpu === 0) this.recountMaxCpu(bucket);
+    if (this.roomAt[nodeIndex] === bucket.maxRoom && --bucket.atMaxRoom === 0) this.recountMaxRoom(bucket);
+  }
+
+  /** Changes an indexed node's GPU room (its key unchanged). */
+  setRoom(nodeIndex: number, room: number): void {
+    const bucket = this.levels[Math.floor(this.gpuAt[nodeIndex]! / LEVEL_MILLI)]!;
+    const old = this.roomAt[nodeIndex]!;
+    this.roomAt[nodeIndex] = room;
+    this.roomAdded(bucket, room);
+    if (old === bucket.maxRoom && --bucket.atMaxRoom === 0) this.recountMaxRoom(bucket);
+  }
+
+  private roomAdded(bucket: Bucket, room: number): void {
+    if (room > bucket.maxRoom) {
+      bucket.maxRoom = room;
+      bucket.atMaxRoom = 1;
+    } else if (room === bucket.maxRoom) bucket.atMaxRoom++;
+  }
+
+  /** Works out a level's most free CPU again (its last node with that much left). */
+  private recountMaxCpu(bucket: Bucket): void {
+    bucket.maxCpu = -Infinity;
+    bucket.atMaxCpu = 0;
+    for (let k = 0; k < bucket.count; k++) {
+      const cpuMilli = this.cpuAt[bucket.nodes[k]!]!;
+      if (cpuMilli > bucket.maxCpu) {
+        bucket.maxCpu = cpuMilli;
+        bucket.atMaxCpu = 1;
+      } else if (cpuMilli === bucket.maxCpu) bucket.atMaxCpu++;
+    }
+  }
+
+  /** Works out a level's largest GPU room again (its last node with that room left or changed). */
+  private recountMaxRoom(bucket: Bucket): void {
+    bucket.maxRoom = -Infinity;
+    bucket.atMaxRoom = 0;
+    for (let k = 0; k < bucket.count; k++) this.roomAdded(bucket, this.roomAt[bucket.nodes[k]!]!);
   }
 
   /** The first position in a level whose node's key is at least (gpuMilli, cpuMilli, nodeIndex). */
@@ -276,13 +345,21 @@ class FitGroup {
   }
 }
 
-/** One free-GPU level's nodes in key order: the first `count` entries of `nodes`. */
+/**
+ * One free-GPU level's nodes in key order (the first `count` entries of `nodes`), with the most free
+ * CPU and the largest GPU room among them and how many nodes have each (-Infinity when empty).
+ */
 interface Bucket {
-  readonly nodes: number[];
+  /** Node indices, grown by doubling (entries past `count` unused). */
+  nodes: Int32Array;
   count: number;
+  maxCpu: number;
+  atMaxCpu: number;
+  maxRoom: number;
+  atMaxRoom: number;
 }
 
-const EMPTY_BUCKET: Bucket = { nodes: [], count: 0 };
+const EMPTY_BUCKET: Bucket = { nodes: new Int32Array(0), count: 0, maxCpu: -Infinity, atMaxCpu: 0, maxRoom: -Infinity, atMaxRoom: 0 };
 
 /** Inserts `value` at position `k`, moving the rest up (no array allocated, as `splice` would). */
 export function insertAt(values: number[], k: number, value: number): void {
@@ -296,41 +373,43 @@ export function removeAt(values: number[], k: number): void {
   values.length--;
 }
 
-/** Walks one group from the largest key down (the index must not change while it walks). */
+/** Walks one group from the largest key down, passing over nodes with less than `minCpuMilli` free CPU (the index must not change while it walks). */
 class DescendingCursor implements FitCursor {
   freeGpuMilli = 0;
   freeCpuMilli = 0;
   nodeIndex = -1;
   private level: number;
   private k = 0;
-  private nodes: readonly number[] = EMPTY_BUCKET.nodes;
+  private nodes: Int32Array = EMPTY_BUCKET.nodes;
 
   constructor(
     private readonly group: FitGroup | undefined,
     private readonly gpuAt: readonly (number | undefined)[],
     private readonly cpuAt: readonly (number | undefined)[],
+    private readonly minCpuMilli: number,
   ) {
-    this.level = group === undefined ? -1 : group.topLevel;
-    if (this.level >= 0) {
-      const bucket = group!.at(this.level);
-      this.nodes = bucket.nodes;
-      this.k = bucket.count;
-    }
+    this.level = group === undefined ? -1 : group.topLevel + 1;
   }
 
   next(): boolean {
-    while (this.k === 0) {
-      if (this.level < 0) return false;
-      this.level = this.group!.previousLevel(this.level - 1);
-      if (this.level < 0) return false;
-      const bucket = this.group!.at(this.level);
-      this.nodes = bucket.nodes;
-      this.k = bucket.count;
+    for (;;) {
+      while (this.k === 0) {
+        if (this.level < 0) return false;
+        this.level = this.group!.previousLevel(this.level - 1);
+        if (this.level < 0) return false;
+        const bucket = this.group!.at(this.level);
+        // A level whose nodes all lack the CPU asked for is passed over at once.
+        if (bucket.maxCpu < this.minCpuMilli) continue;
+        this.nodes = bucket.nodes;
+        this.k = bucket.count;
+      }
+      const i = this.nodes[--this.k]!;
+      const cpuMilli = this.cpuAt[i]!;
+      if (cpuMilli < this.minCpuMilli) continue;
+      this.nodeIndex = i;
+      this.freeGpuMilli = this.gpuAt[i]!;
+      this.freeCpuMilli = cpuMilli;
+      return true;
     }
-    const i = this.nodes[--this.k]!;
-    this.nodeIndex = i;
-    this.freeGpuMilli = this.gpuAt[i]!;
-    this.freeCpuMilli = this.cpuAt[i]!;
-    return true;
   }
 }

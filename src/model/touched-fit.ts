@@ -80,9 +80,9 @@ export class TouchedFit implements FitIndexView {
     }
   }
 
-  descending(group: string): FitCursor {
-    if (this.full !== null) return this.full.descending(group);
-    return new SmallCursor(this, group);
+  descending(group: string, minCpuMilli = 0): FitCursor {
+    if (this.full !== null) return this.full.descending(group, minCpuMilli);
+    return new SmallCursor(this, group, minCpuMilli);
   }
 
   /** The k-th node of the small list in key order, and its key. */
@@ -114,7 +114,7 @@ function after(g1: number, c1: number, i1: number, g2: number, c2: number, i2: n
   return g1 > g2 || (g1 === g2 && (c1 > c2 || (c1 === c2 && i1 > i2)));
 }
 
-/** Walks the small list of one group from the largest key down. */
+/** Walks the small list of one group from the largest key down, passing over nodes with less than `minCpuMilli` free CPU. */
 class SmallCursor implements FitCursor {
   freeGpuMilli = 0;
   freeCpuMilli = 0;
@@ -124,6 +124,7 @@ class SmallCursor implements FitCursor {
   constructor(
     private readonly touched: TouchedFit,
     private readonly group: string,
+    private readonly minCpuMilli: number,
   ) {
     this.k = touched.listed;
   }
@@ -132,7 +133,7 @@ class SmallCursor implements FitCursor {
     while (this.k > 0) {
       const k = --this.k;
       const i = this.touched.nodeAt(k);
-      if (this.touched.groupOfNode(i) !== this.group) continue;
+      if (this.touched.groupOfNode(i) !== this.group || this.touched.cpuAt(k) < this.minCpuMilli) continue;
       this.nodeIndex = i;
       this.freeGpuMilli = this.touched.gpuAt(k);
       this.freeCpuMilli = this.touched.cpuAt(k);

@@ -2,7 +2,7 @@
 import type { CapacityScratch } from '../model/capacity.js';
 import { GPU_MILLI } from '../model/cluster-spec.js';
 import type { ReplicaDemand } from '../model/job-spec.js';
-import { minFreeGpuMilli, minOneGpuMilli } from './placement/pack.js';
+import { minFreeGpuMilli, minGpuRoom } from './placement/pack.js';
 import type { PlacementPolicy, PlacementRequest, ReplicaRequest } from './types.js';
 import type { CapacityReason } from './wait-reason.js';
 
@@ -70,7 +70,7 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
       slots += scratch.fitCount(i, only);
       return slots >= gpuReplicas;
     },
-    minOneGpuMilli(only),
+    minGpuRoom(only),
   );
   if (slots === 0) return 'fragmented';
   // Replicas asking for the same GPUs fit together exactly when the nodes' counts add up to them

@@ -3,7 +3,7 @@ import { GPU_MILLI } from '../model/cluster-spec.js';
 import type { ClusterView } from '../model/cluster-state.js';
 import type { JobRequest, ReplicaDemand } from '../model/job-spec.js';
 import { nodeAllows } from '../policies/placement/node-filter.js';
-import { minFreeGpuMilli, minOneGpuMilli } from '../policies/placement/pack.js';
+import { minFreeGpuMilli, minGpuRoom } from '../policies/placement/pack.js';
 import { shapeSignature } from '../policies/scheduling/shape-queue.js';
 import type { JobRuntime } from './job-runtime.js';
 
@@ -194,7 +194,7 @@ function takes(scratch: CapacityScratch, demand: ReplicaDemand, enough: number, 
       if (nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand)) taken += scratch.fitCount(i, demand);
       return taken >= enough;
     },
-    minOneGpuMilli(demand),
+    minGpuRoom(demand),
   );
   return taken;
 }

@@ -75,3 +75,71 @@ describe.each([
     );
   });
 });
+
+describe('FitIndex with GPU rooms', () => {
+  const groupOf = (i: number): string => (i % 5 === 0 ? '' : i % 2 === 0 ? 'b' : 'a');
+  const roomed = fc.record({
+    node: fc.integer({ min: 0, max: 149 }),
+    remove: fc.boolean(),
+    // Few distinct values, so that keys, levels and rooms repeat (the level bounds count ties).
+    gpuMilli: fc.oneof(fc.constantFrom(0, 250, 1000, 1050, 2000, 4000, 8000), fc.integer({ min: 0, max: 8000 })),
+    cpuMilli: fc.oneof(fc.constantFrom(0, 4000, 64_000, 96_000), fc.integer({ min: 0, max: 96_000 })),
+    room: fc.oneof(fc.constantFrom(-1, 0, 500, 1000, 2000, 8000), fc.integer({ min: -1, max: 8000 })),
+  });
+  const filtered = fc.record({
+    group: fc.constantFrom('a', 'b', ''),
+    minGpu: fc.oneof(fc.constantFrom(0, 1000, 2000), fc.integer({ min: 0, max: 8200 })),
+    minCpu: fc.oneof(fc.constantFrom(0, 4000, 64_000), fc.integer({ min: 0, max: 97_000 })),
+    minRoom: fc.oneof(fc.constantFrom(-1, 500, 1000, 2000), fc.integer({ min: -1, max: 8000 })),
+    untilGpu: fc.oneof(fc.constant(Infinity), fc.integer({ min: 0, max: 8000 })),
+    stamped: fc.array(fc.integer({ min: 0, max: 149 }), { maxLength: 20 }),
+    stopAfter: fc.integer({ min: 1, max: 200 }),
+  });
+
+  it('passes over exactly the nodes without the CPU, the GPU room or an unstamped entry asked for, and walks down past nodes without the CPU', () => {
+    fc.assert(
+      fc.property(fc.array(roomed, { maxLength: 400 }), fc.array(filtered, { minLength: 1, maxLength: 10 }), (changes, queries) => {
+        const index = new FitIndex(groupOf, true);
+        const keys = new Map<number, Key>();
+        const rooms = new Map<number, number>();
+        for (const c of changes) {
+          if (c.remove) {
+            index.remove(c.node);
+            keys.delete(c.node);
+          } else {
+            index.set(c.node, c.gpuMilli, c.cpuMilli, c.room);
+            keys.set(c.node, [c.gpuMilli, c.cpuMilli, c.node]);
+            rooms.set(c.node, c.room);
+          }
+        }
+        for (const q of queries) {
+          const stamps = new Uint32Array(150);
+          for (const i of q.stamped) stamps[i] = 7;
+          const all = sortedKeys(keys, groupOf, q.group);
+          const expected = all
+            .filter((k) => k[0] >= q.minGpu && k[1] >= q.minCpu && rooms.get(k[2])! >= q.minRoom && stamps[k[2]] !== 7)
+            .filter((k) => Math.floor(k[0] / 100) * 100 <= q.untilGpu)
+            .slice(0, q.stopAfter);
+          const seen: Key[] = [];
+          index.scan(q.group, q.minGpu, q.minCpu, (g, c, i) => (seen.push([g, c, i]), seen.length >= q.stopAfter), {
+            stamps,
+            stamp: 7,
+            minGpuRoom: q.minRoom,
+            untilGpuMilli: q.untilGpu,
+          });
+          expect(seen).toEqual(expected);
+          expect(walked(index.descending(q.group, q.minCpu))).toEqual(all.filter((k) => k[1] >= q.minCpu).reverse());
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('ignores the room bound in an index not given rooms', () => {
+    const index = new FitIndex(groupOf);
+    index.set(1, 1000, 1000, 0);
+    const seen: number[] = [];
+    index.scan('a', 0, 0, (_g, _c, i) => (seen.push(i), false), { stamps: null, stamp: 0, minGpuRoom: 1000, untilGpuMilli: Infinity });
+    expect(seen).toEqual([1]);
+  });
+});

@@ -82,7 +82,7 @@ function packOne(scratch: CapacityScratch, replica: PlacementRequest['replicas']
 /** The first node in best-fit order that takes one replica of `demand`, read from the fit index, or null. */
 function bestFitOne(scratch: CapacityScratch, demand: ReplicaDemand, gpuTypes: readonly string[]): number | null {
   const takesOne = (i: number): boolean => nodeAllows(scratch.nodes[i]!, demand, gpuTypes) && scratch.fitsOne(i, demand);
-  return scratch.bestFit(scratch.fitGroups(demand.gpus > 0, gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, takesOne, minOneGpuMilli(demand));
+  return scratch.bestFit(scratch.fitGroups(demand.gpus > 0, gpuTypes), minFreeGpuMilli(demand), demand.cpuMilli, takesOne, minGpuRoom(demand));
 }
 
 /**
@@ -102,16 +102,21 @@ function gpuGroupsFit(scratch: CapacityScratch, groups: readonly ReplicaGroup[],
         if (nodeAllows(scratch.nodes[i]!, group.demand, gpuTypes) && scratch.fitsOne(i, group.demand)) room += scratch.fitCount(i, group.demand);
         return room >= group.remaining;
       },
-      minOneGpuMilli(group.demand),
+      minGpuRoom(group.demand),
     );
     if (room < group.remaining) return false;
   }
   return true;
 }
 
-/** The free share of one GPU (thousandths) a node needs at least to take one replica; -1 for a replica without GPUs. */
-export function minOneGpuMilli(demand: ReplicaDemand): number {
-  return demand.gpus === 0 ? -1 : Math.min(demand.gpuMilli, GPU_MILLI);
+/**
+ * The GPU room (see gpuRoomOf) a node needs at least to take `replicas` replicas (default one): for
+ * whole GPUs that many free whole GPUs, for a share of one GPU a GPU with that share free; -1 for a
+ * replica without GPUs.
+ */
+export function minGpuRoom(demand: ReplicaDemand, replicas = 1): number {
+  if (demand.gpus === 0) return -1;
+  return demand.gpuMilli >= GPU_MILLI ? replicas * demand.gpus * GPU_MILLI : demand.gpuMilli;
 }
 
 /** The free GPU capacity (thousandths, summed over a node's GPUs) a node needs at least to take one replica. */
@@ -211,16 +216,22 @@ function bestNode(
     const stamp = VISITED.next(scratch.nodes.length);
     const visitedStamps = VISITED.values;
     if (minGpuMilli < Infinity) {
-      // From the most free GPU capacity down, while a node could still take as many replicas as the best so far.
-      scratch.forEachDescending(scratch.fitGroups(true, gpuTypes), (gpuMilli, cpuMilli, i) => {
-        if (gpuMilli < minGpuMilli || mostReplicas(open, gpuMilli) < bestCount) return true;
-        // A node whose CPU cannot hold as many replicas as the best so far cannot win or tie: not scored.
-        if (cpuMilli >= minCpuMilli && mostReplicas(open, gpuMilli, cpuMilli) >= bestCount) {
-          visitedStamps[i] = stamp;
-          consider(i);
-        }
-        return false;
-      });
+      // From the most free GPU capacity down, while a node could still take as many replicas as the
+      // best so far. Nodes without the CPU of one GPU replica are not walked: the bound that stops
+      // the walk only falls as free GPU capacity does, so it stops at the next node walked instead.
+      scratch.forEachDescending(
+        scratch.fitGroups(true, gpuTypes),
+        (gpuMilli, cpuMilli, i) => {
+          if (gpuMilli < minGpuMilli || mostReplicas(open, gpuMilli) < bestCount) return true;
+          // A node whose CPU cannot hold as many replicas as the best so far cannot win or tie: not scored.
+          if (mostReplicas(open, gpuMilli, cpuMilli) >= bestCount) {
+            visitedStamps[i] = stamp;
+            consider(i);
+          }
+          return false;
+        },
+        minCpuMilli,
+      );
     }
     if (cpuOnlyRemaining === 0 || bestCount > cpuOnlyRemaining) return best;
     // A node without room for a GPU replica takes at most the CPU-only ones: it could still win or
@@ -269,14 +280,19 @@ function bestOfOneShape(scratch: CapacityScratch, group: ReplicaGroup, gpuTypes:
   const open = [group];
   const needGpuMilli = minFreeGpuMilli(demand);
   let most = 0;
-  scratch.forEachDescending(groups, (gpuMilli, cpuMilli, i) => {
-    if (gpuMilli < needGpuMilli || mostReplicas(open, gpuMilli) <= most) return true;
-    if (cpuMilli >= demand.cpuMilli && mostReplicas(open, gpuMilli, cpuMilli) > most) most = Math.max(most, scoreOneShape(scratch, i, group, gpuTypes));
-    return false;
-  });
+  // Nodes without the CPU of one replica are not walked (see bestNode).
+  scratch.forEachDescending(
+    groups,
+    (gpuMilli, cpuMilli, i) => {
+      if (gpuMilli < needGpuMilli || mostReplicas(open, gpuMilli) <= most) return true;
+      if (mostReplicas(open, gpuMilli, cpuMilli) > most) most = Math.max(most, scoreOneShape(scratch, i, group, gpuTypes));
+      return false;
+    },
+    demand.cpuMilli,
+  );
   if (most === 0) return null;
   const takesMost = (i: number): boolean => scoreOneShape(scratch, i, group, gpuTypes) >= most;
-  return scratch.bestFit(groups, most * needGpuMilli, most * demand.cpuMilli, takesMost, minOneGpuMilli(demand));
+  return scratch.bestFit(groups, most * needGpuMilli, most * demand.cpuMilli, takesMost, minGpuRoom(demand, most));
 }
 
 /** The first node in fit-key order that takes every remaining replica of the open groups, or null. */
@@ -285,19 +301,21 @@ function nodeTakingAll(scratch: CapacityScratch, open: readonly ReplicaGroup[], 
   let gpuMilli = 0;
   let cpuMilli = 0;
   let needsGpus = false;
-  // A node taking every replica has the share of one GPU that each GPU replica needs.
-  let oneGpuMilli = -1;
+  // A node taking every replica has the GPU room each GPU replica needs, and the whole GPUs of all of them.
+  let gpuRoom = -1;
+  let wholeGpus = 0;
   for (const group of open) {
     remaining += group.remaining;
     cpuMilli += group.remaining * group.demand.cpuMilli;
     if (group.demand.gpus > 0) {
       needsGpus = true;
       gpuMilli += group.remaining * group.demand.gpus * group.demand.gpuMilli;
-      oneGpuMilli = Math.max(oneGpuMilli, minOneGpuMilli(group.demand));
+      gpuRoom = Math.max(gpuRoom, minGpuRoom(group.demand));
+      if (group.demand.gpuMilli >= GPU_MILLI) wholeGpus += group.remaining * group.demand.gpus;
     }
   }
   const takesAll = (i: number): boolean => scoreNode(scratch, i, open, gpuTypes) === remaining;
-  return scratch.bestFit(scratch.fitGroups(needsGpus, gpuTypes), gpuMilli, cpuMilli, takesAll, oneGpuMilli);
+  return scratch.bestFit(scratch.fitGroups(needsGpus, gpuTypes), gpuMilli, cpuMilli, takesAll, wholeGpus > 0 ? Math.max(gpuRoom, wholeGpus * GPU_MILLI) : gpuRoom);
 }
 
 /**
