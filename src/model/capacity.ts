@@ -420,8 +420,9 @@ export class CapacityScratch {
         wholeGpus: node.gpus,
       };
     }
-    const gpuFreeMilli: number[] = [];
-    for (let g = 0; g < node.gpus; g++) gpuFreeMilli.push(this.view.gpuFreeMilli(nodeIndex, g));
+    // Made at its length: pushing into an empty list gives it room for sixteen.
+    const gpuFreeMilli = new Array<number>(node.gpus);
+    for (let g = 0; g < node.gpus; g++) gpuFreeMilli[g] = this.view.gpuFreeMilli(nodeIndex, g);
     return {
       cpuMilli: this.view.freeCpuMilli(nodeIndex),
       memMiB: this.view.freeMemMiB(nodeIndex),

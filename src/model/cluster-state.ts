@@ -112,6 +112,8 @@ export class ClusterState implements ClusterView {
   private readonly pendingGpus: (number[] | undefined)[] = [];
   /** Nodes with pending use, to reset after the check, and whether each is listed. */
   private readonly pendingNodes: number[] = [];
+  /** Entries of pendingNodes in use (the array keeps its length: emptying it gives up its storage, made again at every check). */
+  private pendingCount = 0;
   private readonly pendingMarked: Uint8Array;
   /** Each node's share of the totals as last re-derived, and their sums (incremental check). */
   private verified: NodeShare[] = [];
@@ -602,7 +604,7 @@ export class ClusterState implements ClusterView {
         }
         if (this.pendingMarked[i] === 0) {
           this.pendingMarked[i] = 1;
-          touched.push(i);
+          touched[this.pendingCount++] = i;
         }
         for (let k = 0; k < gpuIndices.length; k++) {
           const g = gpuIndices[k]!;
@@ -628,13 +630,14 @@ export class ClusterState implements ClusterView {
         this.pendingMemMiB[i]! += demand.memMiB;
       }
     } finally {
-      for (const i of touched) {
+      for (let k = 0; k < this.pendingCount; k++) {
+        const i = touched[k]!;
         this.pendingCpuMilli[i] = 0;
         this.pendingMemMiB[i] = 0;
         this.pendingGpus[i]?.fill(0);
         this.pendingMarked[i] = 0;
       }
-      touched.length = 0;
+      this.pendingCount = 0;
     }
   }
 }

@@ -72,11 +72,8 @@ export interface FitCursor {
  */
 export class FitIndex implements FitIndexView {
   private readonly byGroup = new Map<string, FitGroup>();
-  /** Each indexed node's key: free GPU capacity and CPU (undefined: not indexed). */
-  private readonly gpuAt: (number | undefined)[] = [];
-  private readonly cpuAt: (number | undefined)[] = [];
-  /** Each indexed node's GPU room (see gpuRoomOf; -1 in an index not given rooms). */
-  private readonly roomAt: number[] = [];
+  /** Each node's key and GPU room. */
+  private readonly keys = new NodeKeys();
   private count = 0;
   /** What `groups` returns, until a group gains its first node or loses its last (null: to be listed). */
   private groupList: readonly string[] | null = null;
@@ -93,40 +90,41 @@ export class FitIndex implements FitIndexView {
 
   /** Puts the node at its new key (or adds it), with its GPU room (see gpuRoomOf) in an index with rooms. */
   set(nodeIndex: number, freeGpuMilli: number, freeCpuMilli: number, gpuRoom = -1): void {
-    const oldGpu = this.gpuAt[nodeIndex];
+    const keys = this.keys;
+    keys.hold(nodeIndex);
+    const oldGpu = keys.gpu[nodeIndex]!;
     const room = this.withRooms ? gpuRoom : -1;
-    if (oldGpu === freeGpuMilli && this.cpuAt[nodeIndex] === freeCpuMilli) {
+    if (oldGpu === freeGpuMilli && keys.cpu[nodeIndex] === freeCpuMilli) {
       // The same key: the node stays where it is; its room may still have changed.
-      if (this.roomAt[nodeIndex] !== room) this.byGroup.get(this.groupOf(nodeIndex))!.setRoom(nodeIndex, room);
+      if (keys.room[nodeIndex] !== room) this.byGroup.get(this.groupOf(nodeIndex))!.setRoom(nodeIndex, room);
       return;
     }
     const group = this.groupOf(nodeIndex);
     let levels = this.byGroup.get(group);
-    if (levels === undefined) this.byGroup.set(group, (levels = new FitGroup(this.gpuAt, this.cpuAt, this.roomAt)));
-    if (oldGpu !== undefined) levels.remove(nodeIndex);
+    if (levels === undefined) this.byGroup.set(group, (levels = new FitGroup(keys)));
+    if (!Number.isNaN(oldGpu)) levels.remove(nodeIndex);
     else {
       if (levels.size === 0) this.groupList = null;
       this.count++;
     }
-    this.gpuAt[nodeIndex] = freeGpuMilli;
-    this.cpuAt[nodeIndex] = freeCpuMilli;
-    this.roomAt[nodeIndex] = room;
+    keys.gpu[nodeIndex] = freeGpuMilli;
+    keys.cpu[nodeIndex] = freeCpuMilli;
+    keys.room[nodeIndex] = room;
     levels.insert(nodeIndex);
   }
 
   /** Takes the node out (not schedulable). */
   remove(nodeIndex: number): void {
-    if (this.gpuAt[nodeIndex] === undefined) return;
+    if (!this.has(nodeIndex)) return;
     const levels = this.byGroup.get(this.groupOf(nodeIndex))!;
     levels.remove(nodeIndex);
     if (levels.size === 0) this.groupList = null;
-    this.gpuAt[nodeIndex] = undefined;
-    this.cpuAt[nodeIndex] = undefined;
+    this.keys.gpu[nodeIndex] = Number.NaN;
     this.count--;
   }
 
   has(nodeIndex: number): boolean {
-    return this.gpuAt[nodeIndex] !== undefined;
+    return nodeIndex < this.keys.gpu.length && !Number.isNaN(this.keys.gpu[nodeIndex]!);
   }
 
   groups(): readonly string[] {
@@ -141,7 +139,7 @@ export class FitIndex implements FitIndexView {
   scan(group: string, minGpuMilli: number, minCpuMilli: number, visit: FitVisit, filter?: ScanFilter): void {
     const levels = this.byGroup.get(group);
     if (levels === undefined || levels.size === 0) return;
-    const { gpuAt, cpuAt, roomAt } = this;
+    const { gpu: gpuAt, cpu: cpuAt, room: roomAt } = this.keys;
     const stamps = filter?.stamps ?? null;
     const stamp = filter?.stamp ?? 0;
     const minRoom = this.withRooms && filter !== undefined ? filter.minGpuRoom : -1;
@@ -164,8 +162,35 @@ export class FitIndex implements FitIndexView {
   }
 
   descending(group: string, minCpuMilli = 0): FitCursor {
-    return new DescendingCursor(this.byGroup.get(group), this.gpuAt, this.cpuAt, minCpuMilli);
+    return new DescendingCursor(this.byGroup.get(group), this.keys, minCpuMilli);
   }
+}
+
+/**
+ * Each node's fit key (free GPU capacity and CPU, thousandths; NaN GPU capacity: not indexed) and
+ * GPU room, in typed arrays grown by doubling: a number stored in a plain array that may hold
+ * holes is a heap object when it is not a small integer, one allocated at every change.
+ */
+class NodeKeys {
+  gpu = new Float64Array(0);
+  cpu = new Float64Array(0);
+  room = new Float64Array(0);
+
+  /** Makes room for the node's entries (NaN until set). */
+  hold(nodeIndex: number): void {
+    if (nodeIndex < this.gpu.length) return;
+    const length = Math.max(nodeIndex + 1, 2 * this.gpu.length, 16);
+    this.gpu = grownTo(this.gpu, length);
+    this.cpu = grownTo(this.cpu, length);
+    this.room = grownTo(this.room, length);
+  }
+}
+
+/** A copy of `values` of `length` entries, NaN past the old ones. */
+function grownTo(values: Float64Array<ArrayBuffer>, length: number): Float64Array<ArrayBuffer> {
+  const grown = new Float64Array(length).fill(Number.NaN);
+  grown.set(values);
+  return grown;
 }
 
 /**
@@ -181,20 +206,16 @@ class FitGroup {
   private words = new Uint32Array(4);
   size = 0;
 
-  constructor(
-    private readonly gpuAt: readonly (number | undefined)[],
-    private readonly cpuAt: readonly (number | undefined)[],
-    private readonly roomAt: number[],
-  ) {}
+  constructor(private readonly keys: NodeKeys) {}
 
   /** The nodes of a level (empty when none). */
   at(level: number): Bucket {
     return this.levels[level] ?? EMPTY_BUCKET;
   }
 
-  /** Adds a node at its key (already in gpuAt and cpuAt). */
+  /** Adds a node at its key (already in the keys). */
   insert(nodeIndex: number): void {
-    const gpuMilli = this.gpuAt[nodeIndex]!;
+    const gpuMilli = this.keys.gpu[nodeIndex]!;
     const level = Math.floor(gpuMilli / LEVEL_MILLI);
     let bucket = this.levels[level];
     if (bucket === undefined) {
@@ -209,7 +230,7 @@ class FitGroup {
       this.levels[level] = bucket = { nodes: new Int32Array(4), count: 0, maxCpu: -Infinity, atMaxCpu: 0, maxRoom: -Infinity, atMaxRoom: 0 };
     }
     if (bucket.count === 0) this.mark(level, true);
-    const cpuMilli = this.cpuAt[nodeIndex]!;
+    const cpuMilli = this.keys.cpu[nodeIndex]!;
     const k = this.lowerBound(bucket, gpuMilli, cpuMilli, nodeIndex);
     if (bucket.count === bucket.nodes.length) {
       const grown = new Int32Array(2 * bucket.nodes.length);
@@ -226,13 +247,13 @@ class FitGroup {
       bucket.maxCpu = cpuMilli;
       bucket.atMaxCpu = 1;
     } else if (cpuMilli === bucket.maxCpu) bucket.atMaxCpu++;
-    this.roomAdded(bucket, this.roomAt[nodeIndex]!);
+    this.roomAdded(bucket, this.keys.room[nodeIndex]!);
   }
 
-  /** Takes a node out from its key (still in gpuAt, cpuAt and roomAt). */
+  /** Takes a node out from its key (still in the keys). */
   remove(nodeIndex: number): void {
-    const gpuMilli = this.gpuAt[nodeIndex]!;
-    const cpuMilli = this.cpuAt[nodeIndex]!;
+    const gpuMilli = this.keys.gpu[nodeIndex]!;
+    const cpuMilli = this.keys.cpu[nodeIndex]!;
     const level = Math.floor(gpuMilli / LEVEL_MILLI);
     const bucket = this.levels[level]!;
     // The array keeps its length (a slot past `count` is unused): no shrinking and growing again.
@@ -242,14 +263,14 @@ class FitGroup {
     if (bucket.count === 0) this.mark(level, false);
     this.size--;
     if (cpuMilli === bucket.maxCpu && --bucket.atMaxCpu === 0) this.recountMaxCpu(bucket);
-    if (this.roomAt[nodeIndex] === bucket.maxRoom && --bucket.atMaxRoom === 0) this.recountMaxRoom(bucket);
+    if (this.keys.room[nodeIndex] === bucket.maxRoom && --bucket.atMaxRoom === 0) this.recountMaxRoom(bucket);
   }
 
   /** Changes an indexed node's GPU room (its key unchanged). */
   setRoom(nodeIndex: number, room: number): void {
-    const bucket = this.levels[Math.floor(this.gpuAt[nodeIndex]! / LEVEL_MILLI)]!;
-    const old = this.roomAt[nodeIndex]!;
-    this.roomAt[nodeIndex] = room;
+    const bucket = this.levels[Math.floor(this.keys.gpu[nodeIndex]! / LEVEL_MILLI)]!;
+    const old = this.keys.room[nodeIndex]!;
+    this.keys.room[nodeIndex] = room;
     this.roomAdded(bucket, room);
     if (old === bucket.maxRoom && --bucket.atMaxRoom === 0) this.recountMaxRoom(bucket);
   }
@@ -266,7 +287,7 @@ class FitGroup {
     bucket.maxCpu = -Infinity;
     bucket.atMaxCpu = 0;
     for (let k = 0; k < bucket.count; k++) {
-      const cpuMilli = this.cpuAt[bucket.nodes[k]!]!;
+      const cpuMilli = this.keys.cpu[bucket.nodes[k]!]!;
       if (cpuMilli > bucket.maxCpu) {
         bucket.maxCpu = cpuMilli;
         bucket.atMaxCpu = 1;
@@ -278,12 +299,12 @@ class FitGroup {
   private recountMaxRoom(bucket: Bucket): void {
     bucket.maxRoom = -Infinity;
     bucket.atMaxRoom = 0;
-    for (let k = 0; k < bucket.count; k++) this.roomAdded(bucket, this.roomAt[bucket.nodes[k]!]!);
+    for (let k = 0; k < bucket.count; k++) this.roomAdded(bucket, this.keys.room[bucket.nodes[k]!]!);
   }
 
   /** The first position in a level whose node's key is at least (gpuMilli, cpuMilli, nodeIndex). */
   lowerBound(bucket: Bucket, gpuMilli: number, cpuMilli: number, nodeIndex: number): number {
-    const { gpuAt, cpuAt } = this;
+    const { gpu: gpuAt, cpu: cpuAt } = this.keys;
     const nodes = bucket.nodes;
     let low = 0;
     let high = bucket.count;
@@ -384,8 +405,7 @@ class DescendingCursor implements FitCursor {
 
   constructor(
     private readonly group: FitGroup | undefined,
-    private readonly gpuAt: readonly (number | undefined)[],
-    private readonly cpuAt: readonly (number | undefined)[],
+    private readonly keys: NodeKeys,
     private readonly minCpuMilli: number,
   ) {
     this.level = group === undefined ? -1 : group.topLevel + 1;
@@ -404,10 +424,10 @@ class DescendingCursor implements FitCursor {
         this.k = bucket.count;
       }
       const i = this.nodes[--this.k]!;
-      const cpuMilli = this.cpuAt[i]!;
+      const cpuMilli = this.keys.cpu[i]!;
       if (cpuMilli < this.minCpuMilli) continue;
       this.nodeIndex = i;
-      this.freeGpuMilli = this.gpuAt[i]!;
+      this.freeGpuMilli = this.keys.gpu[i]!;
       this.freeCpuMilli = cpuMilli;
       return true;
     }

@@ -99,7 +99,8 @@ export interface SchedulingContext<V extends JobView = JobView> {
    * preempted, resubmitted, requeued after a crash), that started, that stopped running, and that
    * kept running while their tasks changed (resized, reshaped, recovered in place). A policy may keep
    * its own index from these instead of reading the whole queue or running list; a job may appear in
-   * several lists, and its phase now tells where it stands.
+   * several lists, and its phase now tells where it stands. The lists hold for this pass only (the
+   * next one reuses them): a policy copies what it keeps.
    */
   readonly changes: QueueChanges<V>;
   /** Where the policy says why the jobs it keeps waiting wait (absent in hand-built contexts: then nothing is recorded). */

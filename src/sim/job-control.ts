@@ -71,6 +71,8 @@ export class JobControl {
   private evictions: Eviction[] = [];
   /** Jobs that joined the queue, started, and stopped running since the scheduler last looked (see takeChanges). */
   private changes: JobChanges = noChanges();
+  /** The lists takeChanges handed out last time, emptied and used again at its next call. */
+  private taken: JobChanges = noChanges();
   /** GPUs of running jobs weighted by their speed (the utilisation numerator). */
   busyGpus = 0;
   /** What remote data workers' output counts for per node of a job's GPU tasks, CPU thousandths (null: no cap; see input-supply.ts). */
@@ -182,11 +184,15 @@ export class JobControl {
   /**
    * What changed in the queue and the running list since the last call, in the order it happened:
    * jobs that joined the queue (submitted, preempted, resubmitted or requeued after a crash), that
-   * started, and that stopped running (ended, preempted, crashed). Costs what changed.
+   * started, and that stopped running (ended, preempted, crashed). Costs what changed. The lists
+   * hold until the next call, which empties and reuses them (a pass reads them; nothing keeps them).
    */
   takeChanges(): Readonly<JobChanges> {
     const taken = this.changes;
-    this.changes = noChanges();
+    const next = this.taken;
+    next.queued.length = next.started.length = next.stopped.length = next.resized.length = 0;
+    this.changes = next;
+    this.taken = taken;
     return taken;
   }
 
