@@ -2,9 +2,10 @@ import { CapacityScratch } from '../model/capacity.js';
 import { GPU_MILLI } from '../model/cluster-spec.js';
 import type { ClusterView } from '../model/cluster-state.js';
 import type { JobRequest, ReplicaDemand } from '../model/job-spec.js';
+import { ShapeIds } from '../model/shape-ids.js';
 import { nodeAllows } from '../policies/placement/node-filter.js';
 import { minFreeGpuMilli, minGpuRoom } from '../policies/placement/pack.js';
-import { shapeSignature } from '../policies/scheduling/shape-queue.js';
+
 import type { JobRuntime } from './job-runtime.js';
 
 /**
@@ -43,14 +44,21 @@ export const CLASSES_JUDGED_PER_LOOK = 8;
  * jobs, which start in the instant they arrive, never cost a class.
  */
 export class CpuStarvationMeter {
-  /** Classes with at least one member, by request signature. */
-  private readonly classes = new Map<string, RequestClass>();
+  /** The numbers of the gangs queued jobs ask for. */
+  private readonly gangs = new ShapeIds();
+  /** Classes with at least one member, by gang. */
+  private readonly classes = new Map<number, RequestClass>();
   /** The class of each queued job. */
   private readonly classOf = new Map<JobRuntime, RequestClass>();
   /** Jobs that joined the queue since the last look (their mark NaN until they enter their class; a job that left has another mark). */
   private readonly joining: JobRuntime[] = [];
   /** When each of `joining` joined. */
   private readonly joiningAtS: number[] = [];
+  /**
+   * Entries of `joining` and `joiningAtS` in use (the arrays keep their length: emptying an array
+   * gives up its storage, and nearly every job would make it again).
+   */
+  private joiningListed = 0;
   /** Jobs in `joining` still waiting to enter their class. */
   private joiningCount = 0;
   /** Classes made at this look, judged with it. */
@@ -74,8 +82,9 @@ export class CpuStarvationMeter {
   /** The job joined the queue at `nowS`: it enters its request class as of then at the next look (see `look`). */
   joined(job: JobRuntime, nowS: number): void {
     job.cpuStarvedMarkS = Number.NaN;
-    this.joining.push(job);
-    this.joiningAtS.push(nowS);
+    this.joining[this.joiningListed] = job;
+    this.joiningAtS[this.joiningListed] = nowS;
+    this.joiningListed++;
     this.joiningCount++;
   }
 
@@ -84,14 +93,14 @@ export class CpuStarvationMeter {
     if (Number.isNaN(job.cpuStarvedMarkS)) {
       // It leaves before the look after it joined: not starved (no class was judged since), and it never enters a class.
       job.cpuStarvedMarkS = 0;
-      if (--this.joiningCount === 0) this.joining.length = this.joiningAtS.length = 0;
+      if (--this.joiningCount === 0) this.joiningListed = 0;
       return;
     }
     const requestClass = this.classOf.get(job);
     if (requestClass === undefined) return;
     this.classOf.delete(job);
     job.cpuStarvedWaitS += clockS(requestClass, nowS) - job.cpuStarvedMarkS;
-    if (--requestClass.members === 0) this.classes.delete(requestClass.signature);
+    if (--requestClass.members === 0) this.classes.delete(requestClass.gang);
   }
 
   /**
@@ -122,8 +131,8 @@ export class CpuStarvationMeter {
       for (const requestClass of this.classes.values()) {
         if (budget-- <= 0 || requestClass.lookS === nowS) break;
         this.judge(requestClass, nowS);
-        this.classes.delete(requestClass.signature);
-        this.classes.set(requestClass.signature, requestClass);
+        this.classes.delete(requestClass.gang);
+        this.classes.set(requestClass.gang, requestClass);
       }
     }
     this.unjudged.length = 0;
@@ -137,24 +146,24 @@ export class CpuStarvationMeter {
     if (this.joiningCount === 0) return;
     const { joining, joiningAtS } = this;
     // Latest first: a job that left and joined again is listed twice and enters once, as of its last joining.
-    for (let k = joining.length - 1; k >= 0; k--) {
+    for (let k = this.joiningListed - 1; k >= 0; k--) {
       const job = joining[k]!;
       // Left since (or entered already from a later listing).
       if (!Number.isNaN(job.cpuStarvedMarkS)) continue;
       const joinedS = joiningAtS[k]!;
       const request = job.request;
-      const signature = shapeSignature(request);
-      let requestClass = this.classes.get(signature);
+      const gang = this.gangs.idOf(request);
+      let requestClass = this.classes.get(gang);
       if (requestClass === undefined) {
-        requestClass = { signature, example: request, gangs: null, members: 0, clockAtS: 0, lookS: joinedS, starved: false };
-        this.classes.set(signature, requestClass);
+        requestClass = { gang, example: request, gangs: null, members: 0, clockAtS: 0, lookS: joinedS, starved: false };
+        this.classes.set(gang, requestClass);
         this.unjudged.push(requestClass);
       }
       requestClass.members++;
       this.classOf.set(job, requestClass);
       job.cpuStarvedMarkS = clockS(requestClass, joinedS);
     }
-    joining.length = joiningAtS.length = 0;
+    this.joiningListed = 0;
     this.joiningCount = 0;
   }
 
@@ -201,7 +210,8 @@ function takes(scratch: CapacityScratch, demand: ReplicaDemand, enough: number, 
 
 /** Queued jobs asking for one placement request, and its starvation clock. */
 interface RequestClass {
-  readonly signature: string;
+  /** The gang's number (see ShapeIds). */
+  readonly gang: number;
   /** Its first member's request. */
   readonly example: JobRequest;
   /** What it is judged by, read at its first look. */

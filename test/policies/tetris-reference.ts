@@ -3,7 +3,7 @@ import type { CapacityScratch } from '../../src/model/capacity.js';
 import { nodeAllows } from '../../src/policies/placement/node-filter.js';
 import { alignment } from '../../src/policies/scheduling/tetris.js';
 import { compareSignatures, remainingMsOf } from '../../src/policies/scheduling/tetris-class.js';
-import { shapeSignature } from '../../src/policies/scheduling/shape-queue.js';
+import { shapeSignature } from '../../src/policies/scheduling/tetris-class.js';
 import { placementRequestOf, type OracleJobView, type PlacementRequest, type SchedulingAction, type SchedulingContext } from '../../src/policies/types.js';
 
 /** A queued job the reference has not started yet in this pass. */

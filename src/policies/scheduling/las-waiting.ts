@@ -2,18 +2,17 @@ import { BTree, type BTreeOf } from '../../model/btree.js';
 import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobRequest } from '../../model/job-spec.js';
+import { ShapeIds } from '../../model/shape-ids.js';
 import { nodeAllows } from '../placement/node-filter.js';
 import type { JobView } from '../types.js';
 import { compareDue, compareLasKeys, DUE_SLACK_S, type LasKey } from './las-order.js';
-import { identicalReplicas, shapeSignature } from './shape-queue.js';
-
-/** Each request's shape signature, worked out once (preempted jobs come back to the queue often). */
-const signatures = new WeakMap<JobRequest, string>();
+import { identicalReplicas } from './shape-queue.js';
 
 /** Waiting jobs of one queue that ask for the same gang, by arrival. */
 interface LasClass {
   readonly queue: number;
-  readonly signature: string;
+  /** The gang's number (see ShapeIds). */
+  readonly gang: number;
   readonly jobs: BTreeOf<LasKey, JobView>;
   readonly identical: boolean;
   readonly example: JobRequest;
@@ -63,8 +62,10 @@ export type LasOutcome = 'started' | 'started-after-preempting' | 'failed' | 'bl
  * it waits: promotions are checked only for jobs whose derived time has come.
  */
 export class LasWaiting {
-  /** Per queue: its classes by shape signature. */
-  private readonly classes: Map<string, LasClass>[] = [];
+  /** The numbers of the gangs its jobs ask for. */
+  private readonly gangs = new ShapeIds();
+  /** Per queue: its classes by gang. */
+  private readonly classes: Map<number, LasClass>[] = [];
   private readonly byId = new Map<string, WaitingLas>();
   private readonly walkOrder: BTreeOf<LasKey, LasClass> = new BTree<LasKey, LasClass>(undefined, compareLasKeys);
   private readonly promotions: BTreeOf<readonly [number, number], WaitingLas> = new BTree<readonly [number, number], WaitingLas>(undefined, compareDue);
@@ -198,16 +199,12 @@ export class LasWaiting {
 
   private add(view: JobView): void {
     const { queue, promoteDueS } = this.standingOf(view);
-    let signature = signatures.get(view.request);
-    if (signature === undefined) {
-      signature = shapeSignature(view.request);
-      signatures.set(view.request, signature);
-    }
-    const classes = (this.classes[queue] ??= new Map<string, LasClass>());
-    let shape = classes.get(signature);
+    const gang = this.gangs.idOf(view.request);
+    const classes = (this.classes[queue] ??= new Map<number, LasClass>());
+    let shape = classes.get(gang);
     if (!shape) {
-      shape = { queue, signature, jobs: new BTree<LasKey, JobView>(undefined, compareLasKeys), identical: identicalReplicas(view.request), example: view.request, walkKey: null, dead: false };
-      classes.set(signature, shape);
+      shape = { queue, gang, jobs: new BTree<LasKey, JobView>(undefined, compareLasKeys), identical: identicalReplicas(view.request), example: view.request, walkKey: null, dead: false };
+      classes.set(gang, shape);
     }
     const key: LasKey = { queue, submitS: view.request.submitS, id: view.request.id };
     shape.jobs.set(key, view);
@@ -229,7 +226,7 @@ export class LasWaiting {
     if (shape.jobs.size === 0) {
       this.deadClasses.delete(shape);
       shape.dead = false;
-      this.classes[shape.queue]!.delete(shape.signature);
+      this.classes[shape.queue]!.delete(shape.gang);
     }
   }
 }

@@ -2,14 +2,15 @@ import { BTree, compareNumberLists, type BTreeOf } from '../../model/btree.js';
 import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import { sameDemand, type JobRequest } from '../../model/job-spec.js';
+import { ShapeIds } from '../../model/shape-ids.js';
 import { nodeAllows } from '../placement/node-filter.js';
 import { placementRequestOf, type JobView, type PlacementRequest, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
 interface ShapeClass<V extends JobView> {
-  /** The gang's signature (shapeSignature), the class's key. */
-  readonly signature: string;
-  /** Its jobs' wait-reason group: one number per gang signature for the whole run. */
+  /** The gang's number (see ShapeIds), the class's key. */
+  readonly gang: number;
+  /** Its jobs' wait-reason group: one number per gang for the whole run. */
   readonly group: number;
   readonly jobs: BTreeOf<readonly number[], V>;
   /** All replicas ask for the same resources (a gang of identical replicas). */
@@ -39,14 +40,16 @@ interface ShapeClass<V extends JobView> {
  * A pass costs the jobs it starts and the classes it tries, not the length of the queue.
  */
 export class ShapeQueue<V extends JobView> {
-  /** Classes by gang signature: those with jobs, and the last emptied (see `emptied`). */
-  private readonly classes = new Map<string, ShapeClass<V>>();
+  /** The numbers of the gangs its jobs ask for. */
+  private readonly gangs = new ShapeIds();
+  /** Classes by gang: those with jobs, and the last emptied (see `emptied`). */
+  private readonly classes = new Map<number, ShapeClass<V>>();
   /**
    * Classes without jobs, kept for their gang's next job (at most `emptyClassesKept`), the one
    * emptied longest ago first: most jobs start in the pass they arrive in, and making a class for
    * each was most of what adding it cost.
    */
-  private readonly emptied = new Map<string, ShapeClass<V>>();
+  private readonly emptied = new Map<number, ShapeClass<V>>();
   private readonly placeOf = new Map<V, { readonly shape: ShapeClass<V>; readonly key: readonly number[] }>();
   /** Classes in the walk, by their next job's order key. */
   private readonly walk: BTreeOf<readonly number[], ShapeClass<V>> = new BTree<readonly number[], ShapeClass<V>>(undefined, compareNumberLists);
@@ -56,8 +59,8 @@ export class ShapeQueue<V extends JobView> {
   private seeded = false;
   /** The cluster's growth mark when dead classes were last revisited. */
   private growthMark = 0;
-  /** Wait-reason groups by gang signature (a class's jobs wait for what its last failure said). */
-  private readonly groups = new Map<string, number>();
+  /** Wait-reason groups by gang (a class's jobs wait for what its last failure said). */
+  private readonly groups = new Map<number, number>();
   /** Where the current pass says why jobs wait (absent: nothing is recorded). */
   private why: WaitExplainer<V> | undefined;
 
@@ -178,15 +181,15 @@ export class ShapeQueue<V extends JobView> {
   }
 
   private add(job: V): void {
-    const signature = shapeSignature(job.request);
-    let shape = this.classes.get(signature);
-    if (shape !== undefined && shape.jobs.size === 0) this.emptied.delete(signature);
+    const gang = this.gangs.idOf(job.request);
+    let shape = this.classes.get(gang);
+    if (shape !== undefined && shape.jobs.size === 0) this.emptied.delete(gang);
     if (!shape) {
       const identical = identicalReplicas(job.request);
-      let group = this.groups.get(signature);
-      if (group === undefined) this.groups.set(signature, (group = this.groups.size));
-      shape = { signature, group, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, nextKey: null, dead: false };
-      this.classes.set(signature, shape);
+      let group = this.groups.get(gang);
+      if (group === undefined) this.groups.set(gang, (group = this.groups.size));
+      shape = { gang, group, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, nextKey: null, dead: false };
+      this.classes.set(gang, shape);
     }
     const key = this.orderKey(job, this.taken++);
     shape.jobs.set(key, job);
@@ -206,8 +209,8 @@ export class ShapeQueue<V extends JobView> {
       this.deadClasses.delete(shape);
       shape.dead = false;
       // Kept for the gang's next job, among the last `emptyClassesKept` emptied.
-      this.emptied.delete(shape.signature);
-      this.emptied.set(shape.signature, shape);
+      this.emptied.delete(shape.gang);
+      this.emptied.set(shape.gang, shape);
       if (this.emptied.size > this.emptyClassesKept) {
         const oldest = this.emptied.keys().next().value!;
         this.emptied.delete(oldest);
@@ -224,14 +227,4 @@ export const EMPTY_CLASSES_KEPT = 1024;
 export function identicalReplicas(request: JobRequest): boolean {
   const demands = request.roles.filter((r) => r.replicas > 0).map((r) => r.demand);
   return demands.every((d) => sameDemand(d, demands[0]!));
-}
-
-/** What a gang asks for, as a string: jobs with the same one place alike. */
-export function shapeSignature(request: JobRequest): string {
-  let signature = `${request.kind}|${request.gpuTypes.join(',')}`;
-  for (const role of request.roles) {
-    const d = role.demand;
-    signature += `|${role.role}x${role.replicas}:${d.gpus}/${d.gpuMilli}/${d.cpuMilli}/${d.memMiB}`;
-  }
-  return signature;
 }

@@ -24,6 +24,16 @@ export interface TetrisClass {
   dead: boolean;
 }
 
+/** What a gang asks for, as a string: jobs with the same one place alike (Tetris orders its classes by it). */
+export function shapeSignature(request: JobRequest): string {
+  let signature = `${request.kind}|${request.gpuTypes.join(',')}`;
+  for (const role of request.roles) {
+    const d = role.demand;
+    signature += `|${role.role}x${role.replicas}:${d.gpus}/${d.gpuMilli}/${d.cpuMilli}/${d.memMiB}`;
+  }
+  return signature;
+}
+
 /** Orders class signatures (the order the round's sums run in). */
 export function compareSignatures(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -3,9 +3,8 @@ import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import { nodeAllows } from '../placement/node-filter.js';
 import { placementRequestOf, type OracleJobView, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
-import { compareSignatures, remainingMsOf, type TetrisClass } from './tetris-class.js';
+import { compareSignatures, remainingMsOf, shapeSignature, type TetrisClass } from './tetris-class.js';
 import { identicalDemand } from './gang-key.js';
-import { shapeSignature } from './shape-queue.js';
 import { TetrisRound } from './tetris-round.js';
 
 /**
