@@ -1,5 +1,8 @@
 import type { JobRequest } from './job-spec.js';
 
+/** What decides a gang: a job's kind, allowed GPU models and roles (a request's or a spec's). */
+export type Gang = Pick<JobRequest, 'kind' | 'gpuTypes' | 'roles'>;
+
 /**
  * Numbers the gangs requests ask for: two requests get the same number exactly when they ask for
  * the same gang (the same kind and allowed GPU models, and role by role the same name, replicas
@@ -12,7 +15,7 @@ export class ShapeIds {
   /** Ids of the gangs seen, by the hash of their fields. */
   private readonly byHash = new Map<number, number | number[]>();
   /** The first request seen of each gang, by id. */
-  private readonly examples: JobRequest[] = [];
+  private readonly examples: Gang[] = [];
   /** Kinds, role names and GPU models numbered, so that hashing them reads no characters. */
   private readonly names = new Map<string, number>();
 
@@ -22,7 +25,7 @@ export class ShapeIds {
   }
 
   /** The number of the request's gang (a new one for a gang not seen before). */
-  idOf(request: JobRequest): number {
+  idOf(request: Gang): number {
     const hash = this.hashOf(request);
     const listed = this.byHash.get(hash);
     if (listed !== undefined) {
@@ -40,7 +43,7 @@ export class ShapeIds {
     return id;
   }
 
-  private hashOf(request: JobRequest): number {
+  private hashOf(request: Gang): number {
     let hash = mix(this.nameId(request.kind), request.gpuTypes.length);
     for (const gpuType of request.gpuTypes) hash = mix(hash, this.nameId(gpuType));
     for (const role of request.roles) {
@@ -59,7 +62,7 @@ export class ShapeIds {
 }
 
 /** True when two requests ask for the same gang (what ShapeIds numbers alike). */
-export function sameGang(a: JobRequest, b: JobRequest): boolean {
+export function sameGang(a: Gang, b: Gang): boolean {
   if (a === b) return true;
   if (a.kind !== b.kind || a.gpuTypes.length !== b.gpuTypes.length || a.roles.length !== b.roles.length) return false;
   for (let k = 0; k < a.gpuTypes.length; k++) if (a.gpuTypes[k] !== b.gpuTypes[k]) return false;

@@ -2,6 +2,7 @@ import { CapacityScratch, fitCountIn, type NodeFree } from '../model/capacity.js
 import { GPU_MILLI, type ClusterSpec, type NodeSpec } from '../model/cluster-spec.js';
 import { ClusterState } from '../model/cluster-state.js';
 import type { JobSpec, ReplicaDemand } from '../model/job-spec.js';
+import { ShapeIds } from '../model/shape-ids.js';
 import { nodeAllows } from '../policies/placement/node-filter.js';
 import { identicalDemand } from '../policies/scheduling/gang-key.js';
 import { placementRequestOf, type PlacementPolicy, type PlacementRequest } from '../policies/types.js';
@@ -23,7 +24,10 @@ interface NodeClass {
  */
 export class EverFits {
   private readonly classes: NodeClass[];
-  private readonly byShape = new Map<string, boolean>();
+  /** The numbers of the gangs seen. */
+  private readonly gangs = new ShapeIds();
+  /** Whether a gang that is not of identical replicas fits, by its number (and an elastic job's bounds). */
+  private readonly byShape = new Map<number | string, boolean>();
   private emptyCluster: ClusterState | null = null;
 
   constructor(
@@ -47,16 +51,16 @@ export class EverFits {
       const role = spec.roles[0]!;
       return this.roomFor(role.demand, spec.gpuTypes) >= role.replicas;
     }
+    // Gangs placed before are answered without making their request again.
+    const key = shapeKey(spec, this.gangs.idOf(spec));
+    const known = this.byShape.get(key);
+    if (known !== undefined) return known;
     const request = smallest ?? placementRequestOf(spec);
     const demand = identicalDemand(request);
     if (demand !== null && this.placement.completeForIdentical === true) return this.roomFor(demand, request.gpuTypes) >= request.replicas.length;
-    const key = shapeKey(spec);
-    let fits = this.byShape.get(key);
-    if (fits === undefined) {
-      this.emptyCluster ??= new ClusterState(this.cluster);
-      fits = this.placement.place(new CapacityScratch(this.emptyCluster), request) !== null;
-      this.byShape.set(key, fits);
-    }
+    this.emptyCluster ??= new ClusterState(this.cluster);
+    const fits = this.placement.place(new CapacityScratch(this.emptyCluster), request) !== null;
+    this.byShape.set(key, fits);
     return fits;
   }
 
@@ -68,10 +72,8 @@ export class EverFits {
   }
 }
 
-/** What decides whether a job ever fits, as a string: its kind, allowed GPU models, roles and elastic bounds. */
-function shapeKey(spec: JobSpec): string {
-  let key = `${spec.kind}|${spec.gpuTypes.join(',')}|`;
-  for (const { role, replicas, demand: d } of spec.roles) key += `${role}:${replicas}x${d.gpus}/${d.gpuMilli}/${d.cpuMilli}/${d.memMiB};`;
+/** What decides whether a job ever fits: its gang's number, with an elastic job's bounds written after it. */
+function shapeKey(spec: JobSpec, gang: number): number | string {
   const e = spec.elastic;
-  return e === null ? key : `${key}|${e.minReplicas}-${e.maxReplicas}/${e.unit}`;
+  return e === null ? gang : `${gang}|${e.minReplicas}-${e.maxReplicas}/${e.unit}`;
 }

@@ -3,10 +3,10 @@ import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobRequest } from '../../model/job-spec.js';
 import { ShapeIds } from '../../model/shape-ids.js';
-import { nodeAllows } from '../placement/node-filter.js';
 import type { JobView } from '../types.js';
 import { compareDue, compareLasKeys, DUE_SLACK_S, type LasKey } from './las-order.js';
 import { identicalReplicas } from './shape-queue.js';
+import { fitsSomeGrown } from './grown-nodes.js';
 
 /** Waiting jobs of one queue that ask for the same gang, by arrival. */
 interface LasClass {
@@ -182,15 +182,11 @@ export class LasWaiting {
     const since = this.growthMark;
     this.growthMark = mark;
     if (this.deadClasses.size === 0) return;
-    const grown = cluster.grownNodesSince(since).filter((i) => cluster.schedulable(i));
+    const grown = cluster.grownNodesSince(since);
     if (grown.length === 0) return;
     const scratch = new CapacityScratch(cluster);
     for (const shape of this.deadClasses) {
-      const { gpuTypes } = shape.example;
-      const fitsSomewhere = shape.example.roles.some((role) =>
-        grown.some((i) => nodeAllows(cluster.nodes[i]!, role.demand, gpuTypes) && scratch.fitsOne(i, role.demand)),
-      );
-      if (!fitsSomewhere) continue;
+      if (!fitsSomeGrown(cluster, scratch, grown, shape.example.gpuTypes, shape.example.roles)) continue;
       shape.dead = false;
       this.deadClasses.delete(shape);
       this.enterAfter(shape, undefined);

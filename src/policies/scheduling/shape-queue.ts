@@ -3,8 +3,8 @@ import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import { sameDemand, type JobRequest } from '../../model/job-spec.js';
 import { ShapeIds } from '../../model/shape-ids.js';
-import { nodeAllows } from '../placement/node-filter.js';
 import { placementRequestOf, type JobView, type PlacementRequest, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
+import { fitsSomeGrown } from './grown-nodes.js';
 
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
 interface ShapeClass<V extends JobView> {
@@ -23,6 +23,8 @@ interface ShapeClass<V extends JobView> {
   nextKey: readonly number[] | null;
   /** It cannot fit the free capacity it last saw, which has only shrunk since (see ShapeQueue). */
   dead: boolean;
+  /** The pass that last took it out of the walk or put it back, to put it at its first job when the pass ends (0: none). */
+  movedIn: number;
 }
 
 /**
@@ -63,6 +65,10 @@ export class ShapeQueue<V extends JobView> {
   private readonly groups = new Map<number, number>();
   /** Where the current pass says why jobs wait (absent: nothing is recorded). */
   private why: WaitExplainer<V> | undefined;
+  /** Passes so far, and the classes the current one moved (those marked with it: see `movedIn`), in lists kept from pass to pass. */
+  private passes = 0;
+  private readonly moved: ShapeClass<V>[] = [];
+  private readonly sleeping: ShapeClass<V>[] = [];
 
   /**
    * @param orderKey the policy's order of a queued job, ending with `tie` (a number that gives ties
@@ -103,8 +109,9 @@ export class ShapeQueue<V extends JobView> {
     if (this.walk.size === 0) return actions;
     const scratch = context.scratch();
     const complete = context.placement.completeForIdentical === true;
-    const sleeping: ShapeClass<V>[] = [];
-    const moved = new Set<ShapeClass<V>>();
+    const { sleeping, moved } = this;
+    const pass = ++this.passes;
+    let movedCount = 0;
     let cursor: readonly number[] | undefined;
     // One pair the walk's reads fill in turn (read before the next).
     const reused: [readonly number[], ShapeClass<V>] = [[], null!];
@@ -119,24 +126,29 @@ export class ShapeQueue<V extends JobView> {
       if (tasks !== null) {
         actions.push({ kind: 'start', jobId: job.request.id, tasks });
         this.remove(job);
-        moved.add(shape);
+        if (shape.movedIn !== pass) moved[movedCount++] = shape;
+        shape.movedIn = pass;
         this.enterAfter(shape, jobKey);
         // Capacity changed: sleeping classes resume at their first job after this one.
-        for (const other of sleeping.splice(0)) this.enterAfter(other, jobKey);
+        for (let k = 0; k < sleeping.length; k++) this.enterAfter(sleeping[k]!, jobKey);
+        sleeping.length = 0;
       } else if (shape.identical && complete) {
         this.explainFailure(shape, scratch, request);
         shape.dead = true;
         this.deadClasses.add(shape);
-        moved.delete(shape);
+        shape.movedIn = 0;
       } else {
         this.explainFailure(shape, scratch, request);
         sleeping.push(shape);
-        moved.add(shape);
+        if (shape.movedIn !== pass) moved[movedCount++] = shape;
+        shape.movedIn = pass;
       }
     }
+    sleeping.length = 0;
     // Outside a pass every live class stands at its first job.
-    for (const shape of moved) {
-      if (!shape.dead) this.enterAfter(shape, undefined);
+    for (let k = 0; k < movedCount; k++) {
+      const shape = moved[k]!;
+      if (shape.movedIn === pass && !shape.dead) this.enterAfter(shape, undefined);
     }
     return actions;
   }
@@ -165,15 +177,11 @@ export class ShapeQueue<V extends JobView> {
     const since = this.growthMark;
     this.growthMark = mark;
     if (this.deadClasses.size === 0) return;
-    const grown = cluster.grownNodesSince(since).filter((i) => cluster.schedulable(i));
+    const grown = cluster.grownNodesSince(since);
     if (grown.length === 0) return;
     const scratch = new CapacityScratch(cluster);
     for (const shape of this.deadClasses) {
-      const { gpuTypes } = shape.example;
-      const fitsSomewhere = shape.example.roles.some((role) =>
-        grown.some((i) => nodeAllows(cluster.nodes[i]!, role.demand, gpuTypes) && scratch.fitsOne(i, role.demand)),
-      );
-      if (!fitsSomewhere) continue;
+      if (!fitsSomeGrown(cluster, scratch, grown, shape.example.gpuTypes, shape.example.roles)) continue;
       shape.dead = false;
       this.deadClasses.delete(shape);
       this.enterAfter(shape, undefined);
@@ -188,7 +196,7 @@ export class ShapeQueue<V extends JobView> {
       const identical = identicalReplicas(job.request);
       let group = this.groups.get(gang);
       if (group === undefined) this.groups.set(gang, (group = this.groups.size));
-      shape = { gang, group, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, nextKey: null, dead: false };
+      shape = { gang, group, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, nextKey: null, dead: false, movedIn: 0 };
       this.classes.set(gang, shape);
     }
     const key = this.orderKey(job, this.taken++);

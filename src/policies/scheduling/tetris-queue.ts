@@ -1,11 +1,11 @@
 import { BTree, compareNumberLists, type BTreeOf } from '../../model/btree.js';
 import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
-import { nodeAllows } from '../placement/node-filter.js';
 import { placementRequestOf, type OracleJobView, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 import { compareSignatures, remainingMsOf, shapeSignature, type TetrisClass } from './tetris-class.js';
 import { identicalDemand } from './gang-key.js';
 import { TetrisRound } from './tetris-round.js';
+import { fitsSomeGrown } from './grown-nodes.js';
 
 /**
  * Tetris's queue, kept by request class from the queue's changes, and its passes over a bounded
@@ -143,13 +143,11 @@ export class TetrisQueue {
     const since = this.growthMark;
     this.growthMark = mark;
     if (this.deadClasses.size === 0) return;
-    const grown = cluster.grownNodesSince(since).filter((i) => cluster.schedulable(i));
+    const grown = cluster.grownNodesSince(since);
     if (grown.length === 0) return;
     const scratch = new CapacityScratch(cluster);
     for (const shape of this.deadClasses) {
-      const { gpuTypes, replicas } = shape.request;
-      const fitsSomewhere = replicas.some((replica) => grown.some((i) => nodeAllows(cluster.nodes[i]!, replica.demand, gpuTypes) && scratch.fitsOne(i, replica.demand)));
-      if (!fitsSomewhere) continue;
+      if (!fitsSomeGrown(cluster, scratch, grown, shape.request.gpuTypes, shape.request.replicas)) continue;
       shape.dead = false;
       this.deadClasses.delete(shape);
       this.live.set(shape.signature, shape);
