@@ -118,6 +118,9 @@ export interface QueueChanges<V extends JobView = JobView> {
 /** One action a scheduling policy asks for (see Decision). */
 export type SchedulingAction = Decision;
 
+/** What a pass that asks for nothing returns (shared: most passes of a busy run start nothing). */
+export const NO_ACTIONS: readonly SchedulingAction[] = Object.freeze([]);
+
 /** What every scheduling policy has, whatever it may read about jobs. */
 interface SchedulingPolicyBase {
   readonly name: string;
@@ -137,13 +140,13 @@ interface SchedulingPolicyBase {
  */
 export interface PlainSchedulingPolicy extends SchedulingPolicyBase {
   readonly oracle?: false;
-  readonly schedule: (context: SchedulingContext) => SchedulingAction[];
+  readonly schedule: (context: SchedulingContext) => readonly SchedulingAction[];
 }
 
 /** A scheduling policy that reads the jobs' ground truth: an oracle baseline, marked as one. */
 export interface OracleSchedulingPolicy extends SchedulingPolicyBase {
   readonly oracle: true;
-  readonly schedule: (context: SchedulingContext<OracleJobView>) => SchedulingAction[];
+  readonly schedule: (context: SchedulingContext<OracleJobView>) => readonly SchedulingAction[];
 }
 
 /** A scheduling policy of either kind; the simulation hands every policy oracle views. */

@@ -291,7 +291,7 @@ describe('drf-dynamic between re-allocations', () => {
       ({ request: { ...rigidCpuJob(id, submitS, 1, 2, 1, 100), user }, phase: 'queued', queuePosition: submitS, paused: false, workers: 0, ps: 0 }) as unknown as JobView;
     const [a, b, c] = [job('A', 'u', 1), job('B', 'u', 2), job('C', 'v', 3)];
     const policy = createDrfDynamic({ intervalS: 10 });
-    const pass = (nowS: number, queued: JobView[], running: JobView[], changes: Partial<SchedulingContext['changes']>): SchedulingAction[] =>
+    const pass = (nowS: number, queued: JobView[], running: JobView[], changes: Partial<SchedulingContext['changes']>): readonly SchedulingAction[] =>
       policy.schedule({ nowS, cluster, queued, queuedInOrder: () => queued, running, placement: packPlacement, scratch: () => new CapacityScratch(cluster), changes: { ...NO_CHANGES, ...changes } });
     expect(pass(0, [], [], {})).toEqual([]);
     const started = pass(1, [a], [], { queued: [a] });

@@ -24,7 +24,7 @@ function fifoThatGrowsThePs(cpuFactor: number, seen: { psCpuMilli: number[] }): 
   return {
     name: 'fifo-grows-ps',
     tickS: 600,
-    schedule(context: SchedulingContext): Decision[] {
+    schedule(context: SchedulingContext): readonly Decision[] {
       const decisions = fifo.schedule(context);
       const tasks = context.cluster.tasksOf('p');
       const ps = tasks?.find((t) => t.role === 'ps');

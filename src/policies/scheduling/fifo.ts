@@ -1,5 +1,5 @@
 import type { CapacityScratch } from '../../model/capacity.js';
-import { placementRequestOf, type JobView, type PlainSchedulingPolicy, type SchedulingAction, type SchedulingContext } from '../types.js';
+import { NO_ACTIONS, placementRequestOf, type JobView, type PlainSchedulingPolicy, type SchedulingAction, type SchedulingContext } from '../types.js';
 import { ShapeQueue } from './shape-queue.js';
 
 /** How `fifo` treats a job that does not fit. */
@@ -26,8 +26,9 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
   }
   return {
     name: 'fifo',
-    schedule(context: SchedulingContext): SchedulingAction[] {
-      const actions: SchedulingAction[] = [];
+    schedule(context: SchedulingContext): readonly SchedulingAction[] {
+      // Made at the first start: most passes start nothing or one job.
+      let actions: SchedulingAction[] | null = null;
       // Made at the first queued job: a pass over an empty queue costs nothing.
       let scratch: CapacityScratch | null = null;
       for (const job of context.queuedInOrder()) {
@@ -40,9 +41,11 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
           context.why?.others('head-of-line', job);
           break;
         }
-        actions.push({ kind: 'start', jobId: job.request.id, tasks });
+        const start: SchedulingAction = { kind: 'start', jobId: job.request.id, tasks };
+        if (actions === null) actions = [start];
+        else actions.push(start);
       }
-      return actions;
+      return actions ?? NO_ACTIONS;
     },
   };
 }

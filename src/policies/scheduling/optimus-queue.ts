@@ -51,7 +51,7 @@ export class OptimusQueue {
    * Starts rigid jobs at their requested shape where they fit `scratch`, in submission order
    * without blocking, reserving them in `scratch` (call after `sync`).
    */
-  startRigid(context: SchedulingContext, scratch: CapacityScratch): SchedulingAction[] {
+  startRigid(context: SchedulingContext, scratch: CapacityScratch): readonly SchedulingAction[] {
     const seeding = !this.rigidSeeded;
     this.rigidSeeded = true;
     const changes: QueueChanges = {

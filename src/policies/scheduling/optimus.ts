@@ -173,7 +173,7 @@ export function createOptimus(options: OptimusOptions = {}): PlainSchedulingPoli
     name: 'optimus',
     tickS,
     smallestStart,
-    schedule(context: SchedulingContext): SchedulingAction[] {
+    schedule(context: SchedulingContext): readonly SchedulingAction[] {
       const full = lastFullPlanS === null || context.nowS >= lastFullPlanS + tickS - 1e-6;
       if (full) lastFullPlanS = context.nowS;
       queue.sync(context);
@@ -304,13 +304,14 @@ interface PlannedJob {
 }
 
 /** One scheduling pass; `full` re-plans running elastic jobs too, otherwise only queued jobs start. */
-function planRound(context: SchedulingContext, queue: OptimusQueue, memory: Knowledge, fits: FitCache, full: boolean, tickS: number, resizePauseS: number): SchedulingAction[] {
+function planRound(context: SchedulingContext, queue: OptimusQueue, memory: Knowledge, fits: FitCache, full: boolean, tickS: number, resizePauseS: number): readonly SchedulingAction[] {
   const scratch = context.scratch();
 
   // Rigid jobs: start at their requested shape in the free capacity, in submission order.
-  const actions = queue.startRigid(context, scratch);
+  const rigidStarts = queue.startRigid(context, scratch);
   const views = [...(full ? context.running.filter((j) => isElasticPsJob(j.request)) : []), ...queue.queuedElastic()];
-  if (views.length === 0) return actions;
+  if (views.length === 0) return rigidStarts;
+  const actions = [...rigidStarts];
   const heldBack = firstRigidLeft(context, actions);
   const planned = planJobs(context, views, memory, fits);
 

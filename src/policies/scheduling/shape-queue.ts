@@ -3,7 +3,7 @@ import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import { sameDemand, type JobRequest } from '../../model/job-spec.js';
 import { ShapeIds } from '../../model/shape-ids.js';
-import { placementRequestOf, type JobView, type PlacementRequest, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
+import { NO_ACTIONS, placementRequestOf, type JobView, type PlacementRequest, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 import { fitsSomeGrown } from './grown-nodes.js';
 
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
@@ -96,7 +96,7 @@ export class ShapeQueue<V extends JobView> {
   }
 
   /** One backfilling pass: walks the queue in order and starts every job that fits what is left. */
-  backfill(context: SchedulingContext<V>): SchedulingAction[] {
+  backfill(context: SchedulingContext<V>): readonly SchedulingAction[] {
     this.why = context.why;
     if (!this.seeded) {
       // The first pass reads the whole queue (a policy made mid-run, or handed a queue directly); later ones only the changes.
@@ -105,8 +105,9 @@ export class ShapeQueue<V extends JobView> {
     }
     this.sync(context.changes);
     this.reviveGrown(context.cluster);
-    const actions: SchedulingAction[] = [];
-    if (this.walk.size === 0) return actions;
+    if (this.walk.size === 0) return NO_ACTIONS;
+    // Made at the first start: most passes start nothing or one job.
+    let actions: SchedulingAction[] | null = null;
     const scratch = context.scratch();
     const complete = context.placement.completeForIdentical === true;
     const { sleeping, moved } = this;
@@ -124,7 +125,9 @@ export class ShapeQueue<V extends JobView> {
       this.walk.delete(jobKey);
       shape.nextKey = null;
       if (tasks !== null) {
-        actions.push({ kind: 'start', jobId: job.request.id, tasks });
+        const start: SchedulingAction = { kind: 'start', jobId: job.request.id, tasks };
+        if (actions === null) actions = [start];
+        else actions.push(start);
         this.remove(job);
         if (shape.movedIn !== pass) moved[movedCount++] = shape;
         shape.movedIn = pass;
@@ -150,7 +153,7 @@ export class ShapeQueue<V extends JobView> {
       const shape = moved[k]!;
       if (shape.movedIn === pass && !shape.dead) this.enterAfter(shape, undefined);
     }
-    return actions;
+    return actions ?? NO_ACTIONS;
   }
 
   /** The class's jobs wait for why its gang `failed` did not fit the scratch. */

@@ -31,6 +31,6 @@ export function createSjf(): OracleSchedulingPolicy {
   return {
     name: 'sjf',
     oracle: true,
-    schedule: (context: SchedulingContext<OracleJobView>): SchedulingAction[] => queue.backfill(context),
+    schedule: (context: SchedulingContext<OracleJobView>): readonly SchedulingAction[] => queue.backfill(context),
   };
 }
