@@ -77,15 +77,13 @@ export class CapacityScratch {
     search.begin(this, accepts);
     try {
       this.fillBaseFilter(search.filter, minGpuRoom);
+      // The nodes this scratch touched first: the best of them bounds the scans of the cluster's
+      // index, which list those nodes at their old places (passed over there), most often before
+      // the nodes a pass that starts many jobs left untouched.
       const touched = this.touchedFit;
-      // The cluster's index lists the nodes this scratch touched at their old places: passed over there.
-      const baseSkipsTouched = this.overlay !== null || this.opened !== null;
-      for (const group of groups) {
-        search.skipTouched = baseSkipsTouched;
-        base.scan(group, minGpuMilli, minCpuMilli, search.take, search.filter);
-        search.skipTouched = false;
-        if (touched !== null && touched.size > 0) touched.scan(group, minGpuMilli, minCpuMilli, search.take);
-      }
+      if (touched !== null && touched.size > 0) for (const group of groups) touched.scan(group, minGpuMilli, minCpuMilli, search.take);
+      search.skipTouched = this.overlay !== null || this.opened !== null;
+      for (const group of groups) base.scan(group, minGpuMilli, minCpuMilli, search.take, search.filter);
     } finally {
       // Let go of the search even when `accepts` threw: the next search reuses it.
       search.done();

@@ -18,7 +18,7 @@ export interface ScanFilter {
   stamp: number;
   /** Nodes whose GPU room (see gpuRoomOf) is below this are passed over; only an index given rooms reads it (-1: none). */
   minGpuRoom: number;
-  /** The scan ends past this free GPU capacity (thousandths): the caller wants nothing above it. */
+  /** The scan ends past this free GPU capacity (thousandths): the caller wants nothing above it. Read once, when the scan starts. */
   untilGpuMilli: number;
 }
 
@@ -143,9 +143,10 @@ export class FitIndex implements FitIndexView {
     const stamps = filter?.stamps ?? null;
     const stamp = filter?.stamp ?? 0;
     const minRoom = this.withRooms && filter !== undefined ? filter.minGpuRoom : -1;
+    const untilGpuMilli = filter !== undefined ? filter.untilGpuMilli : Infinity;
     for (let level = levels.nextLevel(Math.max(0, Math.floor(minGpuMilli / LEVEL_MILLI))); level >= 0; level = levels.nextLevel(level + 1)) {
       // Every key of this level and above has more free GPU capacity than the caller wants.
-      if (filter !== undefined && level * LEVEL_MILLI > filter.untilGpuMilli) return;
+      if (level * LEVEL_MILLI > untilGpuMilli) return;
       const bucket = levels.at(level);
       // No node of the level has the CPU or the GPU room asked for.
       if (bucket.maxCpu < minCpuMilli || bucket.maxRoom < minRoom) continue;
@@ -153,10 +154,12 @@ export class FitIndex implements FitIndexView {
       // Past the first level every key has more GPU than asked: the bound is the level's start, at the CPU asked for.
       for (let k = levels.lowerBound(bucket, Math.max(level * LEVEL_MILLI, minGpuMilli), minCpuMilli, -1); k < bucket.count; k++) {
         const i = nodes[k]!;
+        const gpuMilli = gpuAt[i]!;
+        if (gpuMilli > untilGpuMilli) return;
         const cpuMilli = cpuAt[i]!;
         // A level holds keys of several GPU capacities: after the bound, more GPU and less CPU.
         if (cpuMilli < minCpuMilli || (stamps !== null && stamps[i] === stamp) || roomAt[i]! < minRoom) continue;
-        if (visit(gpuAt[i]!, cpuMilli, i)) return;
+        if (visit(gpuMilli, cpuMilli, i)) return;
       }
     }
   }
