@@ -93,12 +93,14 @@ export class JobControl {
     this.starvation = new CpuStarvationMeter(setup.cluster, { periodS: setup.scenario.params.samplePeriodS });
     this.waits = new WaitLedger(setup.jobs.length, setup.jobs[0]?.spec.submitS ?? 0);
     this.allJobs = setup.jobs;
+    // One lookup a job: an id seen before leaves the set's size as it was.
     const ids = new Set<string>();
-    setup.jobs.forEach((job, index) => {
-      if (ids.has(job.spec.id)) throw new InvariantError(`duplicate job id ${job.spec.id}`);
+    for (let index = 0; index < setup.jobs.length; index++) {
+      const job = setup.jobs[index]!;
       ids.add(job.spec.id);
+      if (ids.size === index) throw new InvariantError(`duplicate job id ${job.spec.id}`);
       job.arrivalIndex = index;
-    });
+    }
   }
 
   /** Jobs waiting to start, in submission order. */
