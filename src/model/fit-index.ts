@@ -66,9 +66,9 @@ export interface FitCursor {
  * (LEVEL_MILLI thousandths; a typed array of node indices in key order, with the largest free CPU
  * and GPU room among them) with a bitmap of the non-empty levels: a change costs two binary
  * searches and the move of one block of an array, a scan jumps from level to level a machine word
- * at a time and passes over a level none of whose nodes has the CPU or room asked for. Written here rather than taken from an ordered-map library
- * because the levels are small integers: a general ordered map of tuple keys spent most of the
- * placement time comparing and allocating keys.
+ * at a time and passes over a level none of whose nodes has the CPU or room asked for. Written
+ * here rather than taken from an ordered-map library because the levels are small integers: a
+ * general ordered map of tuple keys spent most of the placement time comparing and allocating keys.
  */
 export class FitIndex implements FitIndexView {
   private readonly byGroup = new Map<string, FitGroup>();
@@ -230,7 +230,7 @@ class FitGroup {
         for (let k = 0; k < this.levels.length; k++) grown[k] = this.levels[k];
         this.levels = grown;
       }
-      this.levels[level] = bucket = { nodes: new Int32Array(4), count: 0, maxCpu: -Infinity, atMaxCpu: 0, maxRoom: -Infinity, atMaxRoom: 0 };
+      this.levels[level] = bucket = { nodes: new Int32Array(4), count: 0, maxCpu: -Infinity, atMaxCpu: 0, maxRoom: -Infinity, atMaxRoom: 0, removed: 0 };
     }
     if (bucket.count === 0) this.mark(level, true);
     const cpuMilli = this.keys.cpu[nodeIndex]!;
@@ -265,8 +265,8 @@ class FitGroup {
     bucket.count--;
     if (bucket.count === 0) this.mark(level, false);
     this.size--;
-    if (cpuMilli === bucket.maxCpu && --bucket.atMaxCpu === 0) this.recountMaxCpu(bucket);
-    if (this.keys.room[nodeIndex] === bucket.maxRoom && --bucket.atMaxRoom === 0) this.recountMaxRoom(bucket);
+    if (cpuMilli === bucket.maxCpu) bucket.atMaxCpu--;
+    this.roomTaken(bucket, this.keys.room[nodeIndex]!);
   }
 
   /** Changes an indexed node's GPU room (its key unchanged). */
@@ -275,7 +275,7 @@ class FitGroup {
     const old = this.keys.room[nodeIndex]!;
     this.keys.room[nodeIndex] = room;
     this.roomAdded(bucket, room);
-    if (old === bucket.maxRoom && --bucket.atMaxRoom === 0) this.recountMaxRoom(bucket);
+    this.roomTaken(bucket, old);
   }
 
   private roomAdded(bucket: Bucket, room: number): void {
@@ -285,24 +285,33 @@ class FitGroup {
     } else if (room === bucket.maxRoom) bucket.atMaxRoom++;
   }
 
-  /** Works out a level's most free CPU again (its last node with that much left). */
-  private recountMaxCpu(bucket: Bucket): void {
-    bucket.maxCpu = -Infinity;
-    bucket.atMaxCpu = 0;
+  /**
+   * A room left the level (its node left, or its room changed). When the last node holding one of
+   * the level's maxima leaves, the maximum stays as an upper bound (a scan then passes over the
+   * level less often, never wrongly); both are worked out again once the level has seen a quarter
+   * of its nodes in removals since, so each removal pays a bounded share of it.
+   */
+  private roomTaken(bucket: Bucket, room: number): void {
+    if (room === bucket.maxRoom) bucket.atMaxRoom--;
+    bucket.removed++;
+    if ((bucket.atMaxCpu === 0 || bucket.atMaxRoom === 0) && 4 * bucket.removed >= bucket.count) this.recount(bucket);
+  }
+
+  /** Works out a level's most free CPU and largest GPU room again. */
+  private recount(bucket: Bucket): void {
+    bucket.maxCpu = bucket.maxRoom = -Infinity;
+    bucket.atMaxCpu = bucket.atMaxRoom = 0;
+    bucket.removed = 0;
+    const { cpu, room } = this.keys;
     for (let k = 0; k < bucket.count; k++) {
-      const cpuMilli = this.keys.cpu[bucket.nodes[k]!]!;
+      const i = bucket.nodes[k]!;
+      const cpuMilli = cpu[i]!;
       if (cpuMilli > bucket.maxCpu) {
         bucket.maxCpu = cpuMilli;
         bucket.atMaxCpu = 1;
       } else if (cpuMilli === bucket.maxCpu) bucket.atMaxCpu++;
+      this.roomAdded(bucket, room[i]!);
     }
-  }
-
-  /** Works out a level's largest GPU room again (its last node with that room left or changed). */
-  private recountMaxRoom(bucket: Bucket): void {
-    bucket.maxRoom = -Infinity;
-    bucket.atMaxRoom = 0;
-    for (let k = 0; k < bucket.count; k++) this.roomAdded(bucket, this.keys.room[bucket.nodes[k]!]!);
   }
 
   /** The first position in a level whose node's key is at least (gpuMilli, cpuMilli, nodeIndex). */
@@ -370,8 +379,9 @@ class FitGroup {
 }
 
 /**
- * One free-GPU level's nodes in key order (the first `count` entries of `nodes`), with the most free
- * CPU and the largest GPU room among them and how many nodes have each (-Infinity when empty).
+ * One free-GPU level's nodes in key order (the first `count` entries of `nodes`), with bounds on the
+ * most free CPU and the largest GPU room among them (-Infinity when empty), how many nodes have
+ * exactly each (0: the bound is above every node's), and the removals since they were last worked out.
  */
 interface Bucket {
   /** Node indices, grown by doubling (entries past `count` unused). */
@@ -381,9 +391,10 @@ interface Bucket {
   atMaxCpu: number;
   maxRoom: number;
   atMaxRoom: number;
+  removed: number;
 }
 
-const EMPTY_BUCKET: Bucket = { nodes: new Int32Array(0), count: 0, maxCpu: -Infinity, atMaxCpu: 0, maxRoom: -Infinity, atMaxRoom: 0 };
+const EMPTY_BUCKET: Bucket = { nodes: new Int32Array(0), count: 0, maxCpu: -Infinity, atMaxCpu: 0, maxRoom: -Infinity, atMaxRoom: 0, removed: 0 };
 
 /** Inserts `value` at position `k`, moving the rest up (no array allocated, as `splice` would). */
 export function insertAt(values: number[], k: number, value: number): void {

@@ -5,7 +5,6 @@ import type { JobRequest, ReplicaDemand } from '../model/job-spec.js';
 import { ShapeIds } from '../model/shape-ids.js';
 import { nodeAllows } from '../policies/placement/node-filter.js';
 import { minFreeGpuMilli, minGpuRoom } from '../policies/placement/pack.js';
-
 import type { JobRuntime } from './job-runtime.js';
 
 /**

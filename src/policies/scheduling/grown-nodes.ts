@@ -6,8 +6,8 @@ import { nodeAllows } from '../placement/node-filter.js';
 /**
  * True when some schedulable node of `grown` (nodes whose free capacity grew) could take one
  * replica of some demand in `demands` now (a scratch of the current state tells): a dead class of
- * such a gang may fit again. Costs the grown nodes times the demands, allocating nothing (queues
- * ask it at most passes).
+ * such a gang may fit again. Costs the grown nodes times the demands and allocates nothing (queues
+ * ask it in most passes).
  */
 export function fitsSomeGrown(
   cluster: ClusterView,

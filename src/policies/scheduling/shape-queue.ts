@@ -111,6 +111,8 @@ export class ShapeQueue<V extends JobView> {
     const scratch = context.scratch();
     const complete = context.placement.completeForIdentical === true;
     const { sleeping, moved } = this;
+    // Empty unless a pass before this one was cut short by an error.
+    sleeping.length = 0;
     const pass = ++this.passes;
     let movedCount = 0;
     let cursor: readonly number[] | undefined;
