@@ -27,6 +27,26 @@ function walked(cursor: FitCursor): Key[] {
   return seen;
 }
 
+/** Applies the changes to an index and returns what a plain map of keys (and of GPU rooms) holds after them. */
+function applyChanges(
+  index: { set(node: number, gpuMilli: number, cpuMilli: number, room?: number): void; remove(node: number): void },
+  changes: readonly { node: number; remove: boolean; gpuMilli: number; cpuMilli: number; room?: number }[],
+): { keys: Map<number, Key>; rooms: Map<number, number> } {
+  const keys = new Map<number, Key>();
+  const rooms = new Map<number, number>();
+  for (const c of changes) {
+    if (c.remove) {
+      index.remove(c.node);
+      keys.delete(c.node);
+    } else {
+      index.set(c.node, c.gpuMilli, c.cpuMilli, c.room);
+      keys.set(c.node, [c.gpuMilli, c.cpuMilli, c.node]);
+      rooms.set(c.node, c.room ?? -1);
+    }
+  }
+  return { keys, rooms };
+}
+
 const change = fc.record({
   node: fc.integer({ min: 0, max: 199 }),
   remove: fc.boolean(),
@@ -51,16 +71,7 @@ describe.each([
     fc.assert(
       fc.property(fc.array(change, { maxLength: 400 }), fc.array(query, { minLength: 1, maxLength: 10 }), (changes, queries) => {
         const index = make(groupOf);
-        const keys = new Map<number, Key>();
-        for (const c of changes) {
-          if (c.remove) {
-            index.remove(c.node);
-            keys.delete(c.node);
-          } else {
-            index.set(c.node, c.gpuMilli, c.cpuMilli);
-            keys.set(c.node, [c.gpuMilli, c.cpuMilli, c.node]);
-          }
-        }
+        const { keys } = applyChanges(index, changes);
         expect(index.size).toBe(keys.size);
         for (let i = 0; i < 200; i++) expect(index.has(i)).toBe(keys.has(i));
         expect([...index.groups()].sort()).toEqual([...new Set([...keys.keys()].map(groupOf))].sort());
@@ -100,18 +111,7 @@ describe('FitIndex with GPU rooms', () => {
     fc.assert(
       fc.property(fc.array(roomed, { maxLength: 400 }), fc.array(filtered, { minLength: 1, maxLength: 10 }), (changes, queries) => {
         const index = new FitIndex(groupOf, true);
-        const keys = new Map<number, Key>();
-        const rooms = new Map<number, number>();
-        for (const c of changes) {
-          if (c.remove) {
-            index.remove(c.node);
-            keys.delete(c.node);
-          } else {
-            index.set(c.node, c.gpuMilli, c.cpuMilli, c.room);
-            keys.set(c.node, [c.gpuMilli, c.cpuMilli, c.node]);
-            rooms.set(c.node, c.room);
-          }
-        }
+        const { keys, rooms } = applyChanges(index, changes);
         for (const q of queries) {
           const stamps = new Uint32Array(150);
           for (const i of q.stamped) stamps[i] = 7;

@@ -301,21 +301,22 @@ function nodeTakingAll(scratch: CapacityScratch, open: readonly ReplicaGroup[], 
   let gpuMilli = 0;
   let cpuMilli = 0;
   let needsGpus = false;
-  // A node taking every replica has the GPU room each GPU replica needs, and the whole GPUs of all of them.
-  let gpuRoom = -1;
-  let wholeGpus = 0;
+  // A node taking every replica has the whole GPUs of all the whole-GPU ones; without any, a GPU
+  // with the largest share one asks for free.
+  let wholeRoom = 0;
+  let shareRoom = -1;
   for (const group of open) {
     remaining += group.remaining;
     cpuMilli += group.remaining * group.demand.cpuMilli;
     if (group.demand.gpus > 0) {
       needsGpus = true;
       gpuMilli += group.remaining * group.demand.gpus * group.demand.gpuMilli;
-      gpuRoom = Math.max(gpuRoom, minGpuRoom(group.demand));
-      if (group.demand.gpuMilli >= GPU_MILLI) wholeGpus += group.remaining * group.demand.gpus;
+      if (group.demand.gpuMilli >= GPU_MILLI) wholeRoom += minGpuRoom(group.demand, group.remaining);
+      else shareRoom = Math.max(shareRoom, minGpuRoom(group.demand));
     }
   }
   const takesAll = (i: number): boolean => scoreNode(scratch, i, open, gpuTypes) === remaining;
-  return scratch.bestFit(scratch.fitGroups(needsGpus, gpuTypes), gpuMilli, cpuMilli, takesAll, wholeGpus > 0 ? Math.max(gpuRoom, wholeGpus * GPU_MILLI) : gpuRoom);
+  return scratch.bestFit(scratch.fitGroups(needsGpus, gpuTypes), gpuMilli, cpuMilli, takesAll, wholeRoom > 0 ? wholeRoom : shareRoom);
 }
 
 /**

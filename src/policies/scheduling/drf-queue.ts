@@ -2,10 +2,10 @@ import type { TaskPlacement } from '../../model/allocation.js';
 import { BTree, type BTreeOf } from '../../model/btree.js';
 import type { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
-import { nodeAllows } from '../placement/node-filter.js';
 import type { JobView, PlacementPolicy, PlacementRequest, QueueChanges, WaitExplainer } from '../types.js';
 import { addTask, dominantShare, drfUser, minimumRequest, nextRequest, queuedCandidate, type DrfCandidate, type DrfGrant, type ResourceAmounts, type UserWeights } from './drf-fill.js';
 import { identicalGangKey } from './gang-key.js';
+import { fitsSomeGrown } from './grown-nodes.js';
 import type { HeldByUser } from './held-by-user.js';
 
 /** A place in DRF's order: a share first, then the job's submission time, then its id. */
@@ -391,15 +391,10 @@ export class DrfQueue {
     this.growthMark = mark;
     if (this.deadClasses.size === 0) return;
     const grown = mark === since ? [] : cluster.grownNodesSince(since);
-    if (grown.length === 0 && freed.length === 0) return;
-    const nodes = [...new Set([...grown, ...freed])].filter((i) => cluster.schedulable(i));
+    const nodes = freed.length === 0 ? grown : [...grown, ...freed];
     if (nodes.length === 0) return;
     for (const shape of this.deadClasses) {
-      const { gpuTypes, replicas } = shape.example;
-      const fits = replicas.some(
-        (replica, k) => (k === 0 || replica.demand !== replicas[k - 1]!.demand) && nodes.some((i) => nodeAllows(cluster.nodes[i]!, replica.demand, gpuTypes) && scratch.fitsOne(i, replica.demand)),
-      );
-      if (!fits) continue;
+      if (!fitsSomeGrown(cluster, scratch, nodes, shape.example.gpuTypes, shape.example.replicas)) continue;
       shape.state = 'live';
       this.deadClasses.delete(shape);
       this.reposition(shape);
