@@ -24,9 +24,13 @@ export function removeTemporariesOnSignal(): void {
   installed = true;
   const onSignal = (signal: NodeJS.Signals): void => {
     for (const path of pending) rmSync(path, { force: true });
+    // Gone only now: the same signal sent twice (by a terminal to every process of its group, and
+    // passed on by the `dlsim` program to the child running the command) cannot end the process
+    // before the files are removed. Then the default action ends it.
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
     process.kill(process.pid, signal);
   };
-  // `once`: the handler is gone when the signal is raised again, so the default action ends the process.
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }

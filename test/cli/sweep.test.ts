@@ -20,15 +20,20 @@ function temporaries(out: string): string[] {
   return [...readdirSync(out), ...(existsSync(join(out, 'cells')) ? readdirSync(join(out, 'cells')) : [])].filter((name) => name.endsWith('.tmp'));
 }
 
-/** Spawns a sweep and kills it with `signal` once `cells` cell files exist; resolves when it has ended. */
+/**
+ * Spawns a sweep and kills it with `signal` once `cells` cell files exist; resolves when it has
+ * ended. SIGTERM goes to the program, which passes it on to the child running the command; SIGKILL,
+ * which no process can pass on, to the process group, as a supervisor stopping a job sends it.
+ */
 async function killAfter(file: string, out: string, cells: number, signal: NodeJS.Signals): Promise<number> {
-  const child = spawn(process.execPath, [CLI, 'sweep', file, '--out', out, '--workers', '1'], { cwd: ROOT, stdio: 'ignore' });
+  const child = spawn(process.execPath, [CLI, 'sweep', file, '--out', out, '--workers', '1'], { cwd: ROOT, stdio: 'ignore', detached: signal === 'SIGKILL' });
   const ended = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   let killed = false;
   while (!killed) {
     const done = existsSync(join(out, 'cells')) ? readdirSync(join(out, 'cells')).filter((n) => n.endsWith('.json')).length : 0;
     if (done >= cells || child.exitCode !== null) {
-      child.kill(signal);
+      if (signal === 'SIGKILL') process.kill(-child.pid!, signal);
+      else child.kill(signal);
       killed = true;
     } else {
       await new Promise((resolve) => setTimeout(resolve, 5));

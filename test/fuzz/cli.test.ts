@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../src/cli/cli.js';
 import { casesRun, fuzz, fuzzSeed, Scratch } from './harness.js';
 import { NASTY_CELLS } from './mutate.js';
 import { SAMPLES } from './scenario-seeds.js';

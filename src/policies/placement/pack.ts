@@ -202,7 +202,7 @@ function bestNode(
     // first in fit-key order (least GPU, then CPU, left; lowest index): read it from the fit index.
     const whole = nodeTakingAll(scratch, open, gpuTypes);
     if (whole !== null) return whole;
-    if (open.length === 1 && open[0]!.demand.gpus > 0) return bestOfOneShape(scratch, open[0]!, gpuTypes);
+    if (open.length === 1) return bestOfOneShape(scratch, open[0]!, gpuTypes);
     // Nodes with room for a GPU replica, from the fit index; the others can take only the CPU-only replicas.
     let minGpuMilli = Infinity;
     let minCpuMilli = Infinity;
@@ -219,7 +219,8 @@ function bestNode(
       // From the most free GPU capacity down, while a node could still take as many replicas as the
       // best so far. Nodes without the CPU of one GPU replica are not walked: the bound that stops
       // the walk only falls as free GPU capacity does, so it stops at the next node walked instead.
-      scratch.forEachDescending(
+      walkDown(
+        scratch,
         scratch.fitGroups(true, gpuTypes),
         (gpuMilli, cpuMilli, i) => {
           if (gpuMilli < minGpuMilli || mostReplicas(open, gpuMilli) < bestCount) return true;
@@ -251,6 +252,16 @@ function bestNode(
 }
 
 /**
+ * Walks the nodes of each group from the most free GPU capacity down (see forEachDescending), one
+ * group after another (merging the groups' walks cost more than they pass over): `visit` returning
+ * true ends its group's walk. The callers here stop a walk, and pass over a node, only by bounds
+ * that hold node by node, so the order of the groups does not change what they find.
+ */
+function walkDown(scratch: CapacityScratch, groups: readonly string[], visit: (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean, minCpuMilli: number): void {
+  for (const group of groups) scratch.forEachDescending([group], visit, minCpuMilli);
+}
+
+/**
  * The most replicas of the open groups a node with `gpuMilli` free GPU capacity (and `cpuMilli` free
  * CPU, when given) could take, each group counted alone: never less than it takes, and never more
  * for a node with more free GPU capacity and CPU.
@@ -268,28 +279,44 @@ function mostReplicas(open: readonly ReplicaGroup[], gpuMilli: number, cpuMilli 
 }
 
 /**
- * The best node for replicas of one GPU shape when none takes them all. It takes the most replicas
- * any node takes (`most`), found from the most free GPU capacity down until no node left could take
- * more. Among the nodes taking `most`, what each has left is its free GPU capacity and CPU less the
- * same amounts, so the least left is the first in fit-key order: read from the fit index instead of
- * scoring every node that takes as many.
+ * The best node for replicas of one shape when none takes them all. It takes the most replicas any
+ * node takes (`most`): for a GPU shape found from the most free GPU capacity down until no node left
+ * could take more, for a shape without GPUs by asking the fit index for a node taking one more
+ * replica than the most so far (nodes with less CPU passed over) until none does. Among the nodes
+ * taking `most`, what each has left is its free GPU capacity and CPU less the same amounts, so the
+ * least left is the first in fit-key order: read from the fit index instead of scoring every node
+ * that takes as many.
  */
 function bestOfOneShape(scratch: CapacityScratch, group: ReplicaGroup, gpuTypes: readonly string[]): number | null {
   const { demand } = group;
-  const groups = scratch.fitGroups(true, gpuTypes);
-  const open = [group];
+  const groups = scratch.fitGroups(demand.gpus > 0, gpuTypes);
   const needGpuMilli = minFreeGpuMilli(demand);
   let most = 0;
-  // Nodes without the CPU of one replica are not walked (see bestNode).
-  scratch.forEachDescending(
-    groups,
-    (gpuMilli, cpuMilli, i) => {
-      if (gpuMilli < needGpuMilli || mostReplicas(open, gpuMilli) <= most) return true;
-      if (mostReplicas(open, gpuMilli, cpuMilli) > most) most = Math.max(most, scoreOneShape(scratch, i, group, gpuTypes));
-      return false;
-    },
-    demand.cpuMilli,
-  );
+  if (demand.gpus > 0) {
+    const open = [group];
+    // Nodes without the CPU of one replica are not walked (see bestNode).
+    walkDown(
+      scratch,
+      groups,
+      (gpuMilli, cpuMilli, i) => {
+        if (gpuMilli < needGpuMilli || mostReplicas(open, gpuMilli) <= most) return true;
+        if (mostReplicas(open, gpuMilli, cpuMilli) > most) most = Math.max(most, scoreOneShape(scratch, i, group, gpuTypes));
+        return false;
+      },
+      demand.cpuMilli,
+    );
+  } else {
+    // At most `remaining` - 1 rounds (no node takes them all), each ending at its first better node.
+    for (let better = true; better && most < group.remaining; ) {
+      better = false;
+      scratch.forEachWithFree(groups, 0, (most + 1) * demand.cpuMilli, (i) => {
+        const count = scoreOneShape(scratch, i, group, gpuTypes);
+        if (count <= most) return false;
+        most = count;
+        return (better = true);
+      });
+    }
+  }
   if (most === 0) return null;
   const takesMost = (i: number): boolean => scoreOneShape(scratch, i, group, gpuTypes) >= most;
   return scratch.bestFit(groups, most * needGpuMilli, most * demand.cpuMilli, takesMost, minGpuRoom(demand, most));

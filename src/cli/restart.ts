@@ -1,0 +1,46 @@
+import { spawn } from 'node:child_process';
+
+/** Signals the program passes on to the child running the command (a terminal's, a supervisor's). */
+const PASSED_ON: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Runs this program's command line again in a child node started with `nodeOptions`, as if this
+ * process ran it: the child gets this process's standard streams, the signals above are passed on
+ * to it, and this process ends as it does (its exit code, or the signal that ended it). The child
+ * is told through a channel when this process ends first (killed outright): it then ends too, as
+ * a SIGTERM would end it (see endWithParent).
+ *
+ * Hand-written: the packages that run a child in the foreground give it no such channel, so a
+ * child would run on after its parent was killed.
+ */
+export function runInChild(nodeOptions: readonly string[]): void {
+  const child = spawn(process.execPath, [...nodeOptions, ...process.argv.slice(1)], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  const passOn = (signal: NodeJS.Signals): void => {
+    child.kill(signal);
+  };
+  for (const signal of PASSED_ON) process.on(signal, passOn);
+  child.on('error', (error) => {
+    process.stderr.write(`dlsim: cannot start node again (${error.message})\n`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => {
+    for (const passed of PASSED_ON) process.removeListener(passed, passOn);
+    if (signal === null) process.exit(code ?? 1);
+    // Ended by a signal: end this process by the same one (its default action, the handlers gone),
+    // staying alive until it arrives.
+    setTimeout(() => process.exit(1), 2000);
+    process.kill(process.pid, signal);
+  });
+}
+
+/**
+ * In a child started by runInChild: when the parent ends first (its channel closes), ends this
+ * process by SIGTERM, whose handlers remove the temporary files being written. A channel that
+ * holds nothing open: the child ends when its work does. No effect in a process without one.
+ */
+export function endWithParent(): void {
+  const channel = process.channel;
+  if (channel === undefined) return;
+  channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+}
