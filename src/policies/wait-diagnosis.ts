@@ -52,12 +52,19 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
     const needMilli = wholeGpus * GPU_MILLI + shareMilli;
     let freeWhole = 0;
     let freeMilli = 0;
-    scratch.forEachWithFree(groups, 1, 0, (i) => {
-      freeWhole += scratch.freeWholeGpus(i);
-      freeMilli += scratch.freeGpuMilli(i);
-      return freeWhole >= wholeGpus && freeMilli >= needMilli;
-    });
-    if (freeWhole < wholeGpus || freeMilli < needMilli) return 'no-gpus';
+    let covered = false;
+    // The most free GPU capacity first: a gang of many shares is covered after a few nodes, where
+    // the fit index's order (least free first) would add up a cluster's worth of small remainders.
+    for (const group of groups) {
+      if (covered) break;
+      scratch.forEachDescending([group], (gpuMilli, _cpuMilli, i) => {
+        if (gpuMilli <= 0) return true;
+        freeWhole += scratch.freeWholeGpus(i);
+        freeMilli += scratch.freeGpuMilli(i);
+        return (covered = freeWhole >= wholeGpus && freeMilli >= needMilli);
+      });
+    }
+    if (!covered) return 'no-gpus';
   }
   // Nodes that hold a replica's GPUs, each counted alone (the first GPU replica's shape stands for the others).
   const only = gpuOnly(example);
