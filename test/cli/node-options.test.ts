@@ -66,21 +66,8 @@ describe('node options of the dlsim program', () => {
     expect(recorded(log).map((p) => p.execArgv)).toEqual([['--import', preload, '--max-semi-space-size=8']]);
   });
 
-  it('passes a signal on to the child and ends by it', async () => {
-    const dir = folderWith({
-      'long.yaml': 'cluster:\n  nodes:\n    - {count: 4, gpus: 8, gpuType: A100, cpuCores: 64, memGiB: 512}\nworkload:\n  synthetic: {jobs: 200000, arrivalsPerHour: 60}\n',
-    });
-    const log = join(dir, 'started.jsonl');
-    const run = spawn(process.execPath, ['--import', recorder(log), CLI, 'run', join(dir, 'long.yaml'), '--quiet'], { cwd: ROOT, stdio: 'ignore' });
-    const started = await childStarted(log);
-    const ended = new Promise<NodeJS.Signals | null>((resolve) => run.on('exit', (_code, signal) => resolve(signal)));
-    run.kill('SIGTERM');
-    expect(await ended).toBe('SIGTERM');
-    // The child ended too.
-    expect(() => process.kill(started[1]!.pid, 0)).toThrow();
-  });
-
-  it('ends the child, between two cells of a sweep, when the program is killed outright', async () => {
+  /** Starts a sweep of 400 cells through the program, and waits for its child to write the first cell; returns both processes' pids and the run. */
+  async function sweepStarted(): Promise<{ run: ReturnType<typeof spawn>; childPid: number; cells: () => number }> {
     const dir = folderWith({
       's.yaml': `scenario: ${join(ROOT, 'scenarios/sweeps/tiny.yaml')}\npolicies: [fifo, drf]\nseeds: 200\n`,
     });
@@ -91,19 +78,37 @@ describe('node options of the dlsim program', () => {
     const cells = (): number => (existsSync(join(out, 'cells')) ? readdirSync(join(out, 'cells')).length : 0);
     for (let tries = 0; cells() === 0 && tries < 400; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(cells()).toBeGreaterThan(0);
+    return { run, childPid: started[1]!.pid, cells };
+  }
+
+  /** Waits up to 10 s for a process to end; true when it did. */
+  async function gone(pid: number): Promise<boolean> {
+    for (let tries = 0; tries < 200; tries++) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return false;
+  }
+
+  it('passes a signal on to the child and ends by it', async () => {
+    const { run, childPid, cells } = await sweepStarted();
+    const ended = new Promise<NodeJS.Signals | null>((resolve) => run.on('exit', (_code, signal) => resolve(signal)));
+    run.kill('SIGTERM');
+    expect(await ended).toBe('SIGTERM');
+    expect(await gone(childPid)).toBe(true);
+    expect(cells()).toBeLessThan(400);
+  });
+
+  it('ends the child, between two cells of a sweep, when the program is killed outright', async () => {
+    const { run, childPid, cells } = await sweepStarted();
     const ended = new Promise<void>((resolve) => run.on('exit', () => resolve()));
     run.kill('SIGKILL');
     await ended;
-    let alive = true;
-    for (let tries = 0; alive && tries < 200; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      try {
-        process.kill(started[1]!.pid, 0);
-      } catch {
-        alive = false;
-      }
-    }
-    expect(alive).toBe(false);
+    expect(await gone(childPid)).toBe(true);
     expect(cells()).toBeLessThan(400);
   });
 });
