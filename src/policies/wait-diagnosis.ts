@@ -57,8 +57,8 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
     // the fit index's order (least free first) would add up a cluster's worth of small remainders.
     for (const group of groups) {
       if (covered) break;
-      scratch.forEachDescending([group], (gpuMilli, _cpuMilli, i) => {
-        if (gpuMilli <= 0) return true;
+      scratch.walkDownEach(group, (gpuMilli, _cpuMilli, i) => {
+        if (covered || gpuMilli <= 0) return true;
         freeWhole += scratch.freeWholeGpus(i);
         freeMilli += scratch.freeGpuMilli(i);
         return (covered = freeWhole >= wholeGpus && freeMilli >= needMilli);

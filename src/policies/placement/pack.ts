@@ -219,13 +219,27 @@ function bestNode(
       // From the most free GPU capacity down, while a node could still take as many replicas as the
       // best so far. Nodes without the CPU of one GPU replica are not walked: the bound that stops
       // the walk only falls as free GPU capacity does, so it stops at the next node walked instead.
+      // The bounds of the last key walked are kept: runs of nodes alike (empty ones of a kind) share it.
+      let lastGpuMilli = NaN;
+      let lastCpuMilli = NaN;
+      let byGpu = 0;
+      let byGpuAndCpu = 0;
       walkDown(
         scratch,
         scratch.fitGroups(true, gpuTypes),
         (gpuMilli, cpuMilli, i) => {
-          if (gpuMilli < minGpuMilli || mostReplicas(open, gpuMilli) < bestCount) return true;
+          if (gpuMilli !== lastGpuMilli) {
+            lastGpuMilli = gpuMilli;
+            lastCpuMilli = NaN;
+            byGpu = mostReplicas(open, gpuMilli);
+          }
+          if (gpuMilli < minGpuMilli || byGpu < bestCount) return true;
+          if (cpuMilli !== lastCpuMilli) {
+            lastCpuMilli = cpuMilli;
+            byGpuAndCpu = mostReplicas(open, gpuMilli, cpuMilli);
+          }
           // A node whose CPU cannot hold as many replicas as the best so far cannot win or tie: not scored.
-          if (mostReplicas(open, gpuMilli, cpuMilli) >= bestCount) {
+          if (byGpuAndCpu >= bestCount) {
             visitedStamps[i] = stamp;
             consider(i);
           }
@@ -252,13 +266,14 @@ function bestNode(
 }
 
 /**
- * Walks the nodes of each group from the most free GPU capacity down (see forEachDescending), one
- * group after another (merging the groups' walks cost more than they pass over): `visit` returning
- * true ends its group's walk. The callers here stop a walk, and pass over a node, only by bounds
- * that hold node by node, so the order of the groups does not change what they find.
+ * Walks the nodes of each group from the most free GPU capacity down, one group after another and
+ * in each the nodes the scratch changed before the others (see walkDownEach: merging the walks into
+ * one order cost more than they pass over): `visit` returning true ends the walk it is in. The
+ * callers here stop a walk, and pass over a node, only by bounds that hold node by node, so the
+ * order of the walks does not change what they find.
  */
 function walkDown(scratch: CapacityScratch, groups: readonly string[], visit: (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean, minCpuMilli: number): void {
-  for (const group of groups) scratch.forEachDescending([group], visit, minCpuMilli);
+  for (const group of groups) scratch.walkDownEach(group, visit, minCpuMilli);
 }
 
 /**
