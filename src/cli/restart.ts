@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 
+/** Set in the environment of the child runInChild starts (and taken out of it there): its channel is runInChild's. */
+const CHILD_MARK = 'DLSIM_RUN_IN_CHILD';
+
 /** Signals the program passes on to the child running the command (a terminal's, a supervisor's). */
 const PASSED_ON: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -14,7 +17,10 @@ const PASSED_ON: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
  * child would run on after its parent was killed.
  */
 export function runInChild(nodeOptions: readonly string[]): void {
-  const child = spawn(process.execPath, [...nodeOptions, ...process.argv.slice(1)], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [...nodeOptions, ...process.argv.slice(1)], {
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, [CHILD_MARK]: '1' },
+  });
   const passOn = (signal: NodeJS.Signals): void => {
     child.kill(signal);
   };
@@ -36,11 +42,15 @@ export function runInChild(nodeOptions: readonly string[]): void {
 /**
  * In a child started by runInChild: when the parent ends first (its channel closes), ends this
  * process by SIGTERM, whose handlers remove the temporary files being written. A channel that
- * holds nothing open: the child ends when its work does. No effect in a process without one.
+ * holds nothing open: the child ends when its work does. No effect in another process (one forked
+ * with a channel of its own keeps it as it is).
  */
 export function endWithParent(): void {
   const channel = process.channel;
-  if (channel === undefined) return;
+  const mine = process.env[CHILD_MARK] === '1';
+  // Not passed on to the processes this one starts.
+  delete process.env[CHILD_MARK];
+  if (channel === undefined || !mine) return;
   channel.unref();
   process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }
