@@ -182,9 +182,17 @@ export class CapacityScratch {
    * nodes this scratch changed from the most free GPU capacity down, then the others likewise (not
    * one order: for a caller that stops a walk or passes over a node only by a bound that holds node
    * by node). `visit` returning true ends the walk it is in (an indexed scratch only). Cheaper per
-   * node than forEachDescending, which merges the walks into one order.
+   * node than forEachDescending, which merges the walks into one order. With `kindOf`, nodes of one
+   * key and of one kind (`kindOf` >= 0: alike for the caller, who would prefer the lowest-numbered)
+   * that follow each other in the walk are visited once, as the lowest-numbered of them; `kindOf`
+   * must be -1 for every node this scratch changed (emptyNodeKind is such a function).
    */
-  walkDownEach(group: string, visit: (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean, minCpuMilli = 0): void {
+  walkDownEach(
+    group: string,
+    visit: (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean,
+    minCpuMilli = 0,
+    kindOf?: (nodeIndex: number) => number,
+  ): void {
     if (this.touchedFit !== null && this.touchedFit.size > 0) {
       const cursor = this.touchedFit.descending(group, minCpuMilli);
       while (cursor.next()) if (visit(cursor.freeGpuMilli, cursor.freeCpuMilli, cursor.nodeIndex)) break;
@@ -194,7 +202,11 @@ export class CapacityScratch {
     while (cursor.next()) {
       const i = cursor.nodeIndex;
       if (skipTouched && this.isTouched(i)) continue;
-      if (visit(cursor.freeGpuMilli, cursor.freeCpuMilli, i)) return;
+      if (kindOf !== undefined && cursor.lastOfKind !== undefined) {
+        const kind = kindOf(i);
+        if (kind >= 0) cursor.lastOfKind(kindOf, kind);
+      }
+      if (visit(cursor.freeGpuMilli, cursor.freeCpuMilli, cursor.nodeIndex)) return;
     }
   }
 

@@ -57,6 +57,12 @@ export interface FitCursor {
   readonly freeGpuMilli: number;
   readonly freeCpuMilli: number;
   readonly nodeIndex: number;
+  /**
+   * Moves on over the nodes right after the current one that have its key and whose `kindOf` is
+   * `kind`, making the last of them (the lowest-numbered) current. Optional: without it, a caller
+   * walks them one by one.
+   */
+  lastOfKind?(kindOf: (nodeIndex: number) => number, kind: number): void;
 }
 
 /**
@@ -444,6 +450,18 @@ class DescendingCursor implements FitCursor {
       this.freeGpuMilli = this.keys.gpu[i]!;
       this.freeCpuMilli = cpuMilli;
       return true;
+    }
+  }
+
+  lastOfKind(kindOf: (nodeIndex: number) => number, kind: number): void {
+    // Nodes of one key are next to each other in one level, by index: the run ends at the first
+    // node with another key or kind.
+    const { gpu, cpu } = this.keys;
+    while (this.k > 0) {
+      const j = this.nodes[this.k - 1]!;
+      if (gpu[j] !== this.freeGpuMilli || cpu[j] !== this.freeCpuMilli || kindOf(j) !== kind) return;
+      this.k--;
+      this.nodeIndex = j;
     }
   }
 }

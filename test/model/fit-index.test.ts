@@ -135,6 +135,38 @@ describe('FitIndex with GPU rooms', () => {
     );
   });
 
+  it('walks down visiting a run of nodes of one key and kind once, as its lowest-numbered, and every other node', () => {
+    // Few keys, so that runs of one key are long; kinds -1 (walked one by one), 0 and 1.
+    const alike = fc.record({
+      node: fc.integer({ min: 0, max: 149 }),
+      remove: fc.boolean(),
+      gpuMilli: fc.constantFrom(0, 1000, 8000),
+      cpuMilli: fc.constantFrom(0, 64_000),
+    });
+    fc.assert(
+      fc.property(fc.array(alike, { maxLength: 400 }), fc.array(fc.constantFrom(-1, 0, 1), { minLength: 150, maxLength: 150 }), fc.constantFrom('a', 'b', ''), fc.constantFrom(0, 64_000), (changes, kinds, group, minCpu) => {
+        const index = new FitIndex(groupOf, true);
+        const { keys } = applyChanges(index, changes);
+        const kindOf = (i: number): number => kinds[i]!;
+        // The reference: the walk down, a node left out when the next one has its key and its kind (>= 0).
+        const down = sortedKeys(keys, groupOf, group).filter((k) => k[1] >= minCpu).reverse();
+        const expected = down.filter((k, n) => {
+          const next = down[n + 1];
+          return next === undefined || next[0] !== k[0] || next[1] !== k[1] || kindOf(k[2]) < 0 || kindOf(next[2]) !== kindOf(k[2]);
+        });
+        const cursor = index.descending(group, minCpu);
+        const seen: Key[] = [];
+        while (cursor.next()) {
+          const kind = kindOf(cursor.nodeIndex);
+          if (kind >= 0) cursor.lastOfKind!(kindOf, kind);
+          seen.push([cursor.freeGpuMilli, cursor.freeCpuMilli, cursor.nodeIndex]);
+        }
+        expect(seen).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('ignores the room bound in an index not given rooms', () => {
     const index = new FitIndex(groupOf);
     index.set(1, 1000, 1000, 0);

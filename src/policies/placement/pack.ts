@@ -270,10 +270,12 @@ function bestNode(
  * in each the nodes the scratch changed before the others (see walkDownEach: merging the walks into
  * one order cost more than they pass over): `visit` returning true ends the walk it is in. The
  * callers here stop a walk, and pass over a node, only by bounds that hold node by node, so the
- * order of the walks does not change what they find.
+ * order of the walks does not change what they find. Empty nodes of one hardware kind score alike
+ * and the lowest-numbered wins a tie: of a run of them in a walk only that one is visited.
  */
 function walkDown(scratch: CapacityScratch, groups: readonly string[], visit: (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean, minCpuMilli: number): void {
-  for (const group of groups) scratch.walkDownEach(group, visit, minCpuMilli);
+  const kindOf = (i: number): number => scratch.emptyNodeKind(i);
+  for (const group of groups) scratch.walkDownEach(group, visit, minCpuMilli, kindOf);
 }
 
 /**
