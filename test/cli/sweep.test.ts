@@ -32,8 +32,13 @@ async function killAfter(file: string, out: string, cells: number, signal: NodeJ
   while (!killed) {
     const done = existsSync(join(out, 'cells')) ? readdirSync(join(out, 'cells')).filter((n) => n.endsWith('.json')).length : 0;
     if (done >= cells || child.exitCode !== null) {
-      if (signal === 'SIGKILL') process.kill(-child.pid!, signal);
-      else child.kill(signal);
+      if (signal === 'SIGKILL') {
+        try {
+          process.kill(-child.pid!, signal);
+        } catch {
+          // The group ended already (the sweep finished first): the checks below say so.
+        }
+      } else child.kill(signal);
       killed = true;
     } else {
       await new Promise((resolve) => setTimeout(resolve, 5));

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { presetNames } from '../../src/policies/presets.js';
@@ -24,6 +24,15 @@ afterAll(() => {
   console.info('fuzz cases (scenarios):', [...casesRun].map(([name, count]) => `${name} ${count}`).join(', '));
 });
 
+/**
+ * Where a case's input files may be: its folder, the samples and catalogs, and the traces folder the
+ * shipped scenarios name (`../../shared/traces/…`), as seen from the case's folder (a trace there is
+ * an input the scenario named, read when it exists on the machine).
+ */
+function inputPaths(dir: string): string[] {
+  return [dir, SAMPLES, CATALOGS, resolve(dir, '../../shared')];
+}
+
 /** Writes a seed scenario (and the files beside it) into `dir`; returns the scenario's path. */
 function writeSeed(dir: string, index: number, text?: Buffer): string {
   const seed = seeds[index % seeds.length]!;
@@ -41,7 +50,7 @@ describe('fuzzing the scenario loader', () => {
       try {
         const text = applyYamlMutation(seeds[seed % seeds.length]!.text, mutation);
         const file = writeSeed(dir, seed, text);
-        await expectSuccessOrAcceptedError(() => loadScenario(file, { knownPolicies: presetNames() }), { paths: [dir, SAMPLES, CATALOGS] });
+        await expectSuccessOrAcceptedError(() => loadScenario(file, { knownPolicies: presetNames() }), { paths: inputPaths(dir) });
       } finally {
         scratch.finish(dir);
       }
@@ -58,7 +67,7 @@ describe('fuzzing the scenario loader', () => {
       try {
         const file = writeSeed(dir, seed);
         const options = { sets, knownPolicies: presetNames(), ...(chosen === undefined ? {} : { policy: chosen }), ...(seedValue === undefined ? {} : { seed: seedValue }) };
-        await expectSuccessOrAcceptedError(() => loadScenario(file, options), { paths: [dir, SAMPLES, CATALOGS], options: true });
+        await expectSuccessOrAcceptedError(() => loadScenario(file, options), { paths: inputPaths(dir), options: true });
       } finally {
         scratch.finish(dir);
       }
