@@ -146,16 +146,15 @@ export class CapacityScratch {
   }
 
   /**
-   * Calls `visit` for every schedulable node of the groups with at least `minCpuMilli` free CPU
-   * (default: every node) from the most free GPU capacity down (fit-key order, reversed) until it
-   * returns true (an indexed scratch only).
+   * Calls `visit` for every schedulable node of the groups from the most free GPU capacity down
+   * (fit-key order, reversed) until it returns true (an indexed scratch only).
    */
-  forEachDescending(groups: readonly string[], visit: (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean, minCpuMilli = 0): void {
+  forEachDescending(groups: readonly string[], visit: (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean): void {
     const base: FitIndexView = this.view.fitIndex();
     const streams: { cursor: FitCursor; live: boolean; skipTouched: boolean }[] = [];
     for (const group of groups) {
-      streams.push({ cursor: base.descending(group, minCpuMilli), live: false, skipTouched: true });
-      if (this.touchedFit !== null) streams.push({ cursor: this.touchedFit.descending(group, minCpuMilli), live: false, skipTouched: false });
+      streams.push({ cursor: base.descending(group), live: false, skipTouched: true });
+      if (this.touchedFit !== null) streams.push({ cursor: this.touchedFit.descending(group), live: false, skipTouched: false });
     }
     const advance = (stream: (typeof streams)[number]): void => {
       while (stream.cursor.next()) {
@@ -199,12 +198,13 @@ export class CapacityScratch {
     }
     const cursor = this.view.fitIndex().descending(group, minCpuMilli);
     const skipTouched = this.overlay !== null || this.opened !== null;
+    const runs = kindOf !== undefined && cursor.lastOfKind !== undefined;
     while (cursor.next()) {
       const i = cursor.nodeIndex;
       if (skipTouched && this.isTouched(i)) continue;
-      if (kindOf !== undefined && cursor.lastOfKind !== undefined) {
-        const kind = kindOf(i);
-        if (kind >= 0) cursor.lastOfKind(kindOf, kind);
+      if (runs) {
+        const kind = kindOf!(i);
+        if (kind >= 0) cursor.lastOfKind!(kindOf!, kind);
       }
       if (visit(cursor.freeGpuMilli, cursor.freeCpuMilli, cursor.nodeIndex)) return;
     }

@@ -252,10 +252,7 @@ class FitGroup {
     nodes[k] = nodeIndex;
     bucket.count++;
     this.size++;
-    if (cpuMilli > bucket.maxCpu) {
-      bucket.maxCpu = cpuMilli;
-      bucket.atMaxCpu = 1;
-    } else if (cpuMilli === bucket.maxCpu) bucket.atMaxCpu++;
+    this.cpuAdded(bucket, cpuMilli);
     this.roomAdded(bucket, this.keys.room[nodeIndex]!);
   }
 
@@ -282,6 +279,13 @@ class FitGroup {
     this.keys.room[nodeIndex] = room;
     this.roomAdded(bucket, room);
     this.roomTaken(bucket, old);
+  }
+
+  private cpuAdded(bucket: Bucket, cpuMilli: number): void {
+    if (cpuMilli > bucket.maxCpu) {
+      bucket.maxCpu = cpuMilli;
+      bucket.atMaxCpu = 1;
+    } else if (cpuMilli === bucket.maxCpu) bucket.atMaxCpu++;
   }
 
   private roomAdded(bucket: Bucket, room: number): void {
@@ -311,11 +315,7 @@ class FitGroup {
     const { cpu, room } = this.keys;
     for (let k = 0; k < bucket.count; k++) {
       const i = bucket.nodes[k]!;
-      const cpuMilli = cpu[i]!;
-      if (cpuMilli > bucket.maxCpu) {
-        bucket.maxCpu = cpuMilli;
-        bucket.atMaxCpu = 1;
-      } else if (cpuMilli === bucket.maxCpu) bucket.atMaxCpu++;
+      this.cpuAdded(bucket, cpu[i]!);
       this.roomAdded(bucket, room[i]!);
     }
   }

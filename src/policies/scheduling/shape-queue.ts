@@ -8,10 +8,11 @@ import { fitsSomeGrown } from './grown-nodes.js';
 
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
 interface ShapeClass<V extends JobView> {
-  /** The gang's number (see ShapeIds), the class's key. */
+  /**
+   * The gang's number (see ShapeIds), the class's key, and its jobs' wait-reason group: one number
+   * per gang for the whole run (the queue numbers gangs only as jobs join it).
+   */
   readonly gang: number;
-  /** Its jobs' wait-reason group: one number per gang for the whole run. */
-  readonly group: number;
   readonly jobs: BTreeOf<readonly number[], V>;
   /** All replicas ask for the same resources (a gang of identical replicas). */
   readonly identical: boolean;
@@ -61,8 +62,6 @@ export class ShapeQueue<V extends JobView> {
   private seeded = false;
   /** The cluster's growth mark when dead classes were last revisited. */
   private growthMark = 0;
-  /** Wait-reason groups by gang (a class's jobs wait for what its last failure said). */
-  private readonly groups = new Map<number, number>();
   /** Where the current pass says why jobs wait (absent: nothing is recorded). */
   private why: WaitExplainer<V> | undefined;
   /** Passes so far, and the classes the current one moved (those marked with it: see `movedIn`), in lists kept from pass to pass. */
@@ -161,7 +160,7 @@ export class ShapeQueue<V extends JobView> {
   /** The class's jobs wait for why its gang `failed` did not fit the scratch. */
   private explainFailure(shape: ShapeClass<V>, scratch: CapacityScratch, failed: PlacementRequest): void {
     if (this.why === undefined) return;
-    this.why.group(shape.group, this.why.diagnose(scratch, failed));
+    this.why.group(shape.gang, this.why.diagnose(scratch, failed));
   }
 
   /** Puts a class in the walk at its first job after `afterKey` (from its start when undefined), if any. */
@@ -199,15 +198,13 @@ export class ShapeQueue<V extends JobView> {
     if (shape !== undefined && shape.jobs.size === 0) this.emptied.delete(gang);
     if (!shape) {
       const identical = identicalReplicas(job.request);
-      let group = this.groups.get(gang);
-      if (group === undefined) this.groups.set(gang, (group = this.groups.size));
-      shape = { gang, group, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, nextKey: null, dead: false, movedIn: 0 };
+      shape = { gang, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, nextKey: null, dead: false, movedIn: 0 };
       this.classes.set(gang, shape);
     }
     const key = this.orderKey(job, this.taken++);
     shape.jobs.set(key, job);
     this.placeOf.set(job, { shape, key });
-    this.why?.joinGroup(job, shape.group);
+    this.why?.joinGroup(job, shape.gang);
     if (!shape.dead && (shape.nextKey === null || compareNumberLists(key, shape.nextKey) < 0)) this.enterAfter(shape, undefined);
   }
 
