@@ -81,6 +81,12 @@ export class FitIndex implements FitIndexView {
   /** Each node's key and GPU room. */
   private readonly keys = new NodeKeys();
   private count = 0;
+  /** Node moves (a key changed, a node added or taken out) so far: positions in a level hold while it stays. */
+  private moves = 0;
+  /** The filter stamps and the moves of the era of runs now (see pastStamped). */
+  private runStamps: Uint32Array | null = null;
+  private runStamp = 0;
+  private runMoves = -1;
   /** What `groups` returns, until a group gains its first node or loses its last (null: to be listed). */
   private groupList: readonly string[] | null = null;
 
@@ -108,6 +114,7 @@ export class FitIndex implements FitIndexView {
     const group = this.groupOf(nodeIndex);
     let levels = this.byGroup.get(group);
     if (levels === undefined) this.byGroup.set(group, (levels = new FitGroup(keys)));
+    this.moves++;
     if (!Number.isNaN(oldGpu)) levels.remove(nodeIndex);
     else {
       if (levels.size === 0) this.groupList = null;
@@ -123,6 +130,7 @@ export class FitIndex implements FitIndexView {
   remove(nodeIndex: number): void {
     if (!this.has(nodeIndex)) return;
     const levels = this.byGroup.get(this.groupOf(nodeIndex))!;
+    this.moves++;
     levels.remove(nodeIndex);
     if (levels.size === 0) this.groupList = null;
     this.keys.gpu[nodeIndex] = Number.NaN;
@@ -148,6 +156,7 @@ export class FitIndex implements FitIndexView {
     const { gpu: gpuAt, cpu: cpuAt, room: roomAt } = this.keys;
     const stamps = filter?.stamps ?? null;
     const stamp = filter?.stamp ?? 0;
+    if (stamps !== null) this.holdRuns(stamps, stamp);
     const minRoom = this.withRooms && filter !== undefined ? filter.minGpuRoom : -1;
     const untilGpuMilli = filter !== undefined ? filter.untilGpuMilli : Infinity;
     for (let level = levels.nextLevel(Math.max(0, Math.floor(minGpuMilli / LEVEL_MILLI))); level >= 0; level = levels.nextLevel(level + 1)) {
@@ -162,12 +171,57 @@ export class FitIndex implements FitIndexView {
         const i = nodes[k]!;
         const gpuMilli = gpuAt[i]!;
         if (gpuMilli > untilGpuMilli) return;
+        // A run of passed-over nodes ends at its first node with a larger key, so jumping to it
+        // passes over no node the checks above and below would stop at.
+        if (stamps !== null && stamps[i] === stamp) {
+          k = this.pastStamped(nodes, bucket.count, k, stamps, stamp) - 1;
+          continue;
+        }
         const cpuMilli = cpuAt[i]!;
         // A level holds keys of several GPU capacities: after the bound, more GPU and less CPU.
-        if (cpuMilli < minCpuMilli || (stamps !== null && stamps[i] === stamp) || roomAt[i]! < minRoom) continue;
+        if (cpuMilli < minCpuMilli || roomAt[i]! < minRoom) continue;
         if (visit(gpuMilli, cpuMilli, i)) return;
       }
     }
+  }
+
+  /**
+   * Starts a new era of runs unless the scan filters on the stamp the last one did and no node
+   * moved since: a run holds only while both stay (a node once stamped stays stamped, so a run
+   * never shrinks while they do).
+   */
+  private holdRuns(stamps: Uint32Array, stamp: number): void {
+    if (stamps === this.runStamps && stamp === this.runStamp && this.moves === this.runMoves) return;
+    this.runStamps = stamps;
+    this.runStamp = stamp;
+    this.runMoves = this.moves;
+    this.keys.newRunEra();
+  }
+
+  /**
+   * The first position from `k` on in a level whose node is not stamped (`count` when none), found
+   * over the runs of stamped nodes known in this era and recorded for each node passed on the way:
+   * a scratch that starts many jobs in a pass touches the first nodes in best-fit order, and every
+   * later scan of the pass would pass over them again one by one (path compression, as in a
+   * union-find: a run costs about one step however often it is met).
+   */
+  private pastStamped(nodes: Int32Array, count: number, k: number, stamps: Uint32Array, stamp: number): number {
+    const { runEnd, runEra } = this.keys;
+    const era = this.keys.runEraNow;
+    let end = k;
+    while (end < count) {
+      const j = nodes[end]!;
+      if (stamps[j] !== stamp) break;
+      end = runEra[j] === era ? runEnd[j]! : end + 1;
+    }
+    for (let p = k; p < end; ) {
+      const j = nodes[p]!;
+      const next = runEra[j] === era ? runEnd[j]! : p + 1;
+      runEra[j] = era;
+      runEnd[j] = end;
+      p = next;
+    }
+    return end;
   }
 
   descending(group: string, minCpuMilli = 0): FitCursor {
@@ -184,6 +238,13 @@ class NodeKeys {
   gpu = new Float64Array(0);
   cpu = new Float64Array(0);
   room = new Float64Array(0);
+  /**
+   * Per node, where the run of stamped nodes it is in ends (a position in its level), valid when its
+   * `runEra` entry is the era now (see FitIndex.pastStamped).
+   */
+  runEnd = new Int32Array(0);
+  runEra = new Uint32Array(0);
+  runEraNow = 0;
 
   /** Makes room for the node's entries (NaN until set). */
   hold(nodeIndex: number): void {
@@ -192,6 +253,19 @@ class NodeKeys {
     this.gpu = grownTo(this.gpu, length);
     this.cpu = grownTo(this.cpu, length);
     this.room = grownTo(this.room, length);
+  }
+
+  /** Forgets every run (their era ends), with room for every node held (made at the first era: an index no scan filters never needs them). */
+  newRunEra(): void {
+    if (this.runEra.length < this.gpu.length) {
+      this.runEnd = new Int32Array(this.gpu.length);
+      this.runEra = new Uint32Array(this.gpu.length);
+      this.runEraNow = 0;
+    } else if (this.runEraNow === 0xffffffff) {
+      this.runEra.fill(0);
+      this.runEraNow = 0;
+    }
+    this.runEraNow++;
   }
 }
 

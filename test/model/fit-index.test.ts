@@ -135,6 +135,89 @@ describe('FitIndex with GPU rooms', () => {
     );
   });
 
+  it('passes over stamped nodes as a plain filter does while stamps grow between scans, the stamp changes and nodes move', () => {
+    // One scratch after another: each step stamps more nodes (a scratch touching them), scans,
+    // and now and then moves a node in the index or starts a new stamp (the runs it recorded go).
+    // Few nodes, keys and bounds, so that stamped runs are long and scans meet them again.
+    const dense = fc.record({
+      node: fc.integer({ min: 0, max: 39 }),
+      remove: fc.boolean(),
+      gpuMilli: fc.constantFrom(0, 1000, 1050, 2000),
+      cpuMilli: fc.constantFrom(0, 4000, 64_000),
+      room: fc.constantFrom(-1, 1000, 2000),
+    });
+    const step = fc.record({
+      stampMore: fc.array(fc.integer({ min: 0, max: 39 }), { maxLength: 8 }),
+      move: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: dense, weight: 1 }),
+      newStamp: fc.integer({ min: 0, max: 4 }).map((x) => x === 0),
+      query: fc.record({
+        group: fc.constantFrom('a', 'b', ''),
+        minGpu: fc.constantFrom(0, 1000, 2000),
+        minCpu: fc.constantFrom(0, 4000),
+        minRoom: fc.constantFrom(-1, 1000),
+        untilGpu: fc.constantFrom(Infinity, 1000),
+        stopAfter: fc.integer({ min: 1, max: 40 }),
+      }),
+    });
+    fc.assert(
+      fc.property(fc.array(dense, { maxLength: 120 }), fc.array(step, { minLength: 1, maxLength: 40 }), (changes, steps) => {
+        const index = new FitIndex(groupOf, true);
+        const { keys, rooms } = applyChanges(index, changes);
+        const stamps = new Uint32Array(40);
+        let stamp = 1;
+        for (const s of steps) {
+          if (s.newStamp) stamp++;
+          for (const i of s.stampMore) stamps[i] = stamp;
+          if (s.move !== undefined) {
+            const moved = applyChanges(index, [s.move]);
+            if (s.move.remove) keys.delete(s.move.node);
+            else {
+              keys.set(s.move.node, moved.keys.get(s.move.node)!);
+              rooms.set(s.move.node, moved.rooms.get(s.move.node)!);
+            }
+          }
+          const q = s.query;
+          const expected = sortedKeys(keys, groupOf, q.group)
+            .filter((k) => k[0] >= q.minGpu && k[1] >= q.minCpu && rooms.get(k[2])! >= q.minRoom && stamps[k[2]] !== stamp && k[0] <= q.untilGpu)
+            .slice(0, q.stopAfter);
+          const seen: Key[] = [];
+          index.scan(q.group, q.minGpu, q.minCpu, (g, c, i) => (seen.push([g, c, i]), seen.length >= q.stopAfter), {
+            stamps,
+            stamp,
+            minGpuRoom: q.minRoom,
+            untilGpuMilli: q.untilGpu,
+          });
+          expect(seen).toEqual(expected);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('forgets the stamped runs it passed over once the stamp changes or a node moves', () => {
+    const index = new FitIndex(() => 'a', true);
+    for (let i = 0; i < 6; i++) index.set(i, 1000, 4000, 1000);
+    const stamps = new Uint32Array(6);
+    const scan = (stamp: number): number[] => {
+      const seen: number[] = [];
+      index.scan('a', 0, 0, (_g, _c, i) => (seen.push(i), false), { stamps, stamp, minGpuRoom: -1, untilGpuMilli: Infinity });
+      return seen;
+    };
+    stamps[0] = stamps[1] = stamps[2] = 1;
+    expect(scan(1)).toEqual([3, 4, 5]);
+    // A new scratch stamps only the first of that run.
+    stamps[0] = 2;
+    expect(scan(2)).toEqual([1, 2, 3, 4, 5]);
+    expect(scan(2)).toEqual([1, 2, 3, 4, 5]);
+    // Node 0 leaves: every node after it moves down one place.
+    stamps[1] = stamps[2] = 2;
+    expect(scan(2)).toEqual([3, 4, 5]);
+    index.remove(0);
+    expect(scan(2)).toEqual([3, 4, 5]);
+    stamps[3] = 2;
+    expect(scan(2)).toEqual([4, 5]);
+  });
+
   it('walks down visiting a run of nodes of one key and kind once, as its lowest-numbered, and every other node', () => {
     // Few keys, so that runs of one key are long; kinds -1 (walked one by one), 0 and 1.
     const alike = fc.record({
