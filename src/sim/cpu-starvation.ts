@@ -45,10 +45,8 @@ export const CLASSES_JUDGED_PER_LOOK = 8;
 export class CpuStarvationMeter {
   /** The numbers of the gangs queued jobs ask for. */
   private readonly gangs = new ShapeIds();
-  /** Classes with at least one member, by gang. */
+  /** Classes with at least one member, by gang (each member keeps its class's gang: JobRuntime.cpuStarvedClass). */
   private readonly classes = new Map<number, RequestClass>();
-  /** The class of each queued job. */
-  private readonly classOf = new Map<JobRuntime, RequestClass>();
   /** Jobs that joined the queue since the last look (their mark NaN until they enter their class; a job that left has another mark). */
   private readonly joining: JobRuntime[] = [];
   /** When each of `joining` joined. */
@@ -64,6 +62,8 @@ export class CpuStarvationMeter {
   private readonly unjudged: RequestClass[] = [];
   /** When the next periodic look is due, in simulated seconds. */
   private nextLookS = -Infinity;
+  /** The scratch the current look judges on (the cluster does not change during a look); null outside one. */
+  private lookScratch: CapacityScratch | null = null;
   private readonly periodS: number;
 
   constructor(
@@ -95,20 +95,23 @@ export class CpuStarvationMeter {
       if (--this.joiningCount === 0) this.joiningListed = 0;
       return;
     }
-    const requestClass = this.classOf.get(job);
-    if (requestClass === undefined) return;
-    this.classOf.delete(job);
+    const gang = job.cpuStarvedClass;
+    if (gang < 0) return;
+    job.cpuStarvedClass = -1;
+    const requestClass = this.classes.get(gang)!;
     job.cpuStarvedWaitS += clockS(requestClass, nowS) - job.cpuStarvedMarkS;
     if (--requestClass.members === 0) this.classes.delete(requestClass.gang);
   }
 
   /**
    * Brings every queued job's `cpuStarvedWaitS` up to `nowS` (the run's end), the jobs staying
-   * queued. Costs the queue's length: call it once.
+   * queued (`queued`: every job in the queue now). Costs the queue's length: call it once.
    */
-  settle(nowS: number): void {
+  settle(nowS: number, queued: Iterable<JobRuntime>): void {
     this.enterJoining();
-    for (const [job, requestClass] of this.classOf) {
+    for (const job of queued) {
+      if (job.cpuStarvedClass < 0) continue;
+      const requestClass = this.classes.get(job.cpuStarvedClass)!;
       const nowClockS = clockS(requestClass, nowS);
       job.cpuStarvedWaitS += nowClockS - job.cpuStarvedMarkS;
       job.cpuStarvedMarkS = nowClockS;
@@ -121,6 +124,7 @@ export class CpuStarvationMeter {
    * periodic look, up to CLASSES_JUDGED_PER_LOOK more, those judged longest ago.
    */
   look(nowS: number): void {
+    this.lookScratch = null;
     this.enterJoining();
     for (const requestClass of this.unjudged) if (requestClass.members > 0) this.judge(requestClass, nowS);
     if (nowS >= this.nextLookS) {
@@ -135,6 +139,7 @@ export class CpuStarvationMeter {
       }
     }
     this.unjudged.length = 0;
+    this.lookScratch = null;
   }
 
   /**
@@ -159,7 +164,7 @@ export class CpuStarvationMeter {
         this.unjudged.push(requestClass);
       }
       requestClass.members++;
-      this.classOf.set(job, requestClass);
+      job.cpuStarvedClass = gang;
       job.cpuStarvedMarkS = clockS(requestClass, joinedS);
     }
     this.joiningListed = 0;
@@ -180,7 +185,7 @@ export class CpuStarvationMeter {
     if (gangs === NEVER_STARVED) return false;
     // Not enough free whole GPUs anywhere: the GPUs are not free, whatever the CPU.
     if (this.cluster.schedulableFreeWholeGpus < gangs.wholeGpus) return false;
-    const scratch = new CapacityScratch(this.cluster);
+    const scratch = (this.lookScratch ??= new CapacityScratch(this.cluster));
     let short = false;
     for (const role of gangs.roles) {
       if (takes(scratch, role.withoutCpu, role.replicas, gangs.gpuTypes) < role.replicas) return false;

@@ -56,7 +56,7 @@ export function hardwareSpeedFactor(kind: JobKind, tasks: readonly TaskSpeed[]):
 }
 
 /** Numbers every job's runtime state keeps (the accessors of JobRuntime that read `numbers`, in order). */
-const NUMBERS_PER_JOB = 31;
+const NUMBERS_PER_JOB = 32;
 
 /**
  * Numbers only some jobs need (faults, pauses, checkpoints, preemptions, resizes, data workers),
@@ -366,6 +366,15 @@ export class JobRuntime implements OracleJobView, JobRecord {
 
   set cpuStarvedMarkS(value: number) {
     this.numbers[this.at + 28] = value;
+  }
+
+  /** The number of the CPU-starvation meter's class it is in while queued, -1 outside one (see sim/cpu-starvation.ts). */
+  get cpuStarvedClass(): number {
+    return this.numbers[this.at + 31]!;
+  }
+
+  set cpuStarvedClass(value: number) {
+    this.numbers[this.at + 31] = value;
   }
 
   /** Its input preprocessing (ground truth): its spec's, or one drawn for it (a trace job's); null: its input always keeps up. */
@@ -970,6 +979,7 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.numbers[this.at + 24] = requestedGpus(specNow);
     this.numbers[this.at + 29] = -1;
     this.numbers[this.at + 30] = -1;
+    this.numbers[this.at + 31] = -1;
     if (!(this.nominalRateStepsPerS > 0)) {
       throw new InvariantError(`job ${specNow.id}: its requested shape trains at ${this.nominalRateStepsPerS} steps/s`);
     }

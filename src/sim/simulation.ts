@@ -224,7 +224,7 @@ export class Simulation {
       if (job.phase === 'running' || job.phase === 'queued' || (job.phase === 'waiting' && job.firstStartS !== null)) job.advanceTo(endS);
       if (job.phase === 'queued') this.control.waits.left(job, endS);
     }
-    this.control.starvation.settle(endS);
+    this.control.starvation.settle(endS, this.control.queuedInOrder());
     const recorded = this.recorders?.finish(endS);
     const summary = buildSummary({
       scenario: this.scenario.name,
