@@ -368,15 +368,6 @@ export class JobRuntime implements OracleJobView, JobRecord {
     this.numbers[this.at + 28] = value;
   }
 
-  /** The number of the CPU-starvation meter's class it is in while queued, -1 outside one (see sim/cpu-starvation.ts). */
-  get cpuStarvedClass(): number {
-    return this.numbers[this.at + 31]!;
-  }
-
-  set cpuStarvedClass(value: number) {
-    this.numbers[this.at + 31] = value;
-  }
-
   /** Its input preprocessing (ground truth): its spec's, or one drawn for it (a trace job's); null: its input always keeps up. */
   get preprocessing(): PreprocessingSpec | null {
     return this.extras === null ? null : this.extras.preprocessing;
@@ -852,6 +843,15 @@ export class JobRuntime implements OracleJobView, JobRecord {
 
   set startOrder(value: number) {
     this.numbers[this.at + 30] = value;
+  }
+
+  /** The number of the CPU-starvation meter's class it is in while queued, -1 outside one (see sim/cpu-starvation.ts). */
+  get cpuStarvedClass(): number {
+    return this.numbers[this.at + 31]!;
+  }
+
+  set cpuStarvedClass(value: number) {
+    this.numbers[this.at + 31] = value;
   }
   /** Its links in the job control's queue and running list (null while not in them). */
   queueLink: ListLink<JobRuntime> | null = null;

@@ -174,6 +174,27 @@ describe('CpuStarvationMeter', () => {
     expect(a.cpuStarvedWaitS).toBe(10 + 8);
   });
 
+  it('settles the jobs still queued at the end, and only those, up to the end', () => {
+    const { meter, cluster, runtime } = setup();
+    cluster.allocate('hog', [{ role: 'worker', nodeIndex: 0, gpuIndices: [0], demand: { gpus: 1, gpuMilli: 1000, cpuMilli: 16_000, memMiB: 1024 } }]);
+    const a = runtime(job('a', 0, 2, 4, 10));
+    const b = runtime(job('b', 0, 2, 4, 10));
+    const late = runtime(job('late', 0, 2, 4, 10));
+    meter.joined(a, 0);
+    meter.joined(b, 0);
+    meter.look(0);
+    meter.left(a, 10);
+    // Joined after the last look: it enters its class at the settling, as of when it joined.
+    meter.joined(late, 30);
+    meter.settle(40, [b, late]);
+    expect(a.cpuStarvedWaitS).toBe(10);
+    expect(b.cpuStarvedWaitS).toBe(40);
+    expect(late.cpuStarvedWaitS).toBe(10);
+    // Settled jobs stay queued: a later leave adds only what accrued since.
+    meter.left(b, 45);
+    expect(b.cpuStarvedWaitS).toBe(45);
+  });
+
   it('never counts a job asking for no GPU as CPU-starved', () => {
     const { meter, cluster, runtime } = setup();
     cluster.allocate('hog', [{ role: 'worker', nodeIndex: 1, gpuIndices: [], demand: { gpus: 0, gpuMilli: 1000, cpuMilli: 96_000, memMiB: 1024 } }]);
