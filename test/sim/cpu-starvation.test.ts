@@ -177,11 +177,9 @@ describe('CpuStarvationMeter', () => {
   it('settles the jobs still queued at the end, and only those, up to the end', () => {
     const { meter, cluster, runtime } = setup();
     cluster.allocate('hog', [{ role: 'worker', nodeIndex: 0, gpuIndices: [0], demand: { gpus: 1, gpuMilli: 1000, cpuMilli: 16_000, memMiB: 1024 } }]);
-    const a = runtime(job('a', 0, 2, 4, 10));
-    const b = runtime(job('b', 0, 2, 4, 10));
-    const late = runtime(job('late', 0, 2, 4, 10));
-    meter.joined(a, 0);
-    meter.joined(b, 0);
+    // Three jobs of one request: two queued from 0 s, one from 30 s.
+    const [a, b, late] = ['a', 'b', 'late'].map((id) => runtime(job(id, 0, 2, 4, 10))) as [JobRuntime, JobRuntime, JobRuntime];
+    for (const queued of [a, b]) meter.joined(queued, 0);
     meter.look(0);
     meter.left(a, 10);
     // Joined after the last look: it enters its class at the settling, as of when it joined.
