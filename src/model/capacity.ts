@@ -374,6 +374,31 @@ export class CapacityScratch {
     return { role, nodeIndex, gpuIndices, demand };
   }
 
+  /**
+   * A copy of this scratch with every change it holds (a trial can go on in the copy and be dropped):
+   * costs the nodes this scratch changed, not the plan that changed them. The copy is the newest
+   * scratch (see TOUCH_STAMPS).
+   */
+  copy(): CapacityScratch {
+    const copy = new CapacityScratch(this.view, this.base);
+    copy.wholeGpusTotal = this.wholeGpusTotal;
+    if (this.opened !== null) copy.opened = new Map(this.opened);
+    if (this.overlay !== null) {
+      const overlay = new Map<number, NodeFree>();
+      for (const [i, free] of this.overlay) overlay.set(i, { cpuMilli: free.cpuMilli, memMiB: free.memMiB, gpuFreeMilli: free.gpuFreeMilli.slice(), wholeGpus: free.wholeGpus });
+      copy.overlay = overlay;
+    }
+    // Every node changed or opened is marked, then placed among the copy's touched nodes at its key now.
+    for (const changed of [copy.overlay, copy.opened]) {
+      if (changed === null) continue;
+      for (const i of changed.keys()) {
+        copy.markTouched(i);
+        copy.retouch(i);
+      }
+    }
+    return copy;
+  }
+
   /** Gives back tasks (reserved here, or held by a job the policy plans to stop). */
   unreserve(tasks: readonly TaskPlacement[]): void {
     for (const task of tasks) {

@@ -10,15 +10,22 @@ type ScratchOp =
 
 /**
  * A scratch that logs its changes, so that a trial (take units from donors, preempt some jobs, see
- * if a job fits) can run on a fork and be dropped without undoing anything: placement is
- * deterministic, so replaying the log on a fresh scratch rebuilds the same state.
+ * if a job fits) can run on a fork and be dropped without undoing anything. A fork copies the
+ * scratch (its cost is the nodes the plan changed, not the plan); the log lets a copy leave one
+ * removal out: placement is deterministic, so replaying the rest on a fresh scratch rebuilds the
+ * state the plan would have had without it.
  */
 export class ReplayScratch {
   readonly scratch: CapacityScratch;
-  private readonly ops: ScratchOp[] = [];
+  private readonly ops: ScratchOp[];
 
-  constructor(private readonly context: SchedulingContext) {
-    this.scratch = context.scratch();
+  /** A fresh plan on the context's scratch (or one that goes on from `from`: its scratch's copy and its log). */
+  constructor(
+    private readonly context: SchedulingContext,
+    from?: { readonly scratch: CapacityScratch; readonly ops: readonly ScratchOp[] },
+  ) {
+    this.scratch = from === undefined ? context.scratch() : from.scratch.copy();
+    this.ops = from === undefined ? [] : from.ops.slice();
   }
 
   /** Places a gang with the stack's placement policy and logs it; null (nothing logged) when it does not fit. */
@@ -34,11 +41,9 @@ export class ReplayScratch {
     this.ops.push({ kind: 'unreserve', tasks });
   }
 
-  /** A copy with the same changes applied to a fresh scratch. */
+  /** A copy with the same changes, which goes on without changing this one. */
   fork(): ReplayScratch {
-    const copy = this.replay(this.ops);
-    if (copy === null) throw new InvariantError('placement is not deterministic: a replayed plan came out differently');
-    return copy;
+    return new ReplayScratch(this.context, { scratch: this.scratch, ops: this.ops });
   }
 
   /**

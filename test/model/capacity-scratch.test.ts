@@ -1,7 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TaskPlacement } from '../../src/model/allocation.js';
 import { CapacityScratch } from '../../src/model/capacity.js';
 import { ClusterState } from '../../src/model/cluster-state.js';
+import { packPlacement } from '../../src/policies/placement/pack.js';
+import type { PlacementRequest } from '../../src/policies/types.js';
 import { gpuCluster } from '../helpers.js';
 
 function task(nodeIndex: number, gpuIndices: number[], gpuMilli = 1000): TaskPlacement {
@@ -68,5 +71,47 @@ describe('CapacityScratch foreseen changes', () => {
     expect(scratch.fitCount(0, { gpus: 2, gpuMilli: 1000, cpuMilli: 0, memMiB: 0 })).toBe(0);
     expect(scratch.fitCount(2, { gpus: 1, gpuMilli: 1000, cpuMilli: 0, memMiB: 0 })).toBe(0);
     expect([cluster.freeWholeGpus(0), cluster.gpuUp(0, 2), cluster.schedulable(2), cluster.schedulableFreeWholeGpus]).toEqual([2, true, true, 9]);
+  });
+
+  it('a copy reads and places as its scratch does, and each goes on without changing the other', () => {
+    const request = (gpus: number, gpuMilli: number, replicas: number): PlacementRequest => ({
+      jobId: 'trial',
+      jobKind: 'allreduce',
+      gpuTypes: [],
+      replicas: Array.from({ length: replicas }, () => ({ role: 'worker' as const, demand: { gpus, gpuMilli, cpuMilli: 8000, memMiB: 1024 } })),
+    });
+    const gang = fc.record({ gpus: fc.constantFrom(1, 2, 4), gpuMilli: fc.constantFrom(250, 1000), replicas: fc.integer({ min: 1, max: 6 }) });
+    const step = fc.oneof(
+      gang.map((g) => ({ kind: 'place' as const, ...g })),
+      fc.record({ kind: fc.constant('close' as const), node: fc.integer({ min: 0, max: 5 }), open: fc.boolean() }),
+      fc.record({ kind: fc.constant('down' as const), node: fc.integer({ min: 0, max: 5 }), gpu: fc.integer({ min: 0, max: 3 }) }),
+      fc.record({ kind: fc.constant('free' as const), which: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 12 }), fc.array(gang, { minLength: 1, maxLength: 6 }), (before, after) => {
+        const cluster = new ClusterState(gpuCluster(6, 4));
+        cluster.allocate('held', [task(0, [0, 1]), task(3, [2], 500)]);
+        const scratch = new CapacityScratch(cluster);
+        const placed: TaskPlacement[][] = [];
+        for (const op of before) {
+          if (op.kind === 'place') {
+            const tasks = packPlacement.place(scratch, request(op.gpus, op.gpuMilli, op.replicas));
+            if (tasks !== null) placed.push(tasks);
+          } else if (op.kind === 'close') scratch.setSchedulable(op.node, op.open);
+          else if (op.kind === 'down') scratch.takeGpuDown(op.node, op.gpu);
+          else if (placed.length > 0) scratch.unreserve(placed.splice(op.which % placed.length, 1)[0]!);
+        }
+        const seen = reading(scratch);
+        const copy = scratch.copy();
+        expect(reading(copy)).toEqual(seen);
+        // The copy places first (it is the newest scratch), then the scratch itself: the same tasks.
+        const inCopy = after.map((g) => packPlacement.place(copy, request(g.gpus, g.gpuMilli, g.replicas)));
+        expect(reading(scratch)).toEqual(seen);
+        const inScratch = after.map((g) => packPlacement.place(scratch, request(g.gpus, g.gpuMilli, g.replicas)));
+        expect(inScratch).toEqual(inCopy);
+        expect(reading(scratch)).toEqual(reading(copy));
+      }),
+      { numRuns: 200 },
+    );
   });
 });
