@@ -171,8 +171,8 @@ export class FitIndex implements FitIndexView {
         const i = nodes[k]!;
         const gpuMilli = gpuAt[i]!;
         if (gpuMilli > untilGpuMilli) return;
-        // A run of passed-over nodes ends at its first node with a larger key, so jumping to it
-        // passes over no node the checks above and below would stop at.
+        // Every node of a stamped run is passed over; the node after it has a key no smaller, so
+        // the bound above still ends the scan there if it should.
         if (stamps !== null && stamps[i] === stamp) {
           k = this.pastStamped(nodes, bucket.count, k, stamps, stamp) - 1;
           continue;

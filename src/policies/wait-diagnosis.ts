@@ -60,7 +60,8 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
       scratch.walkDownEach(group, (gpuMilli, _cpuMilli, i) => {
         if (covered || gpuMilli <= 0) return true;
         freeWhole += scratch.freeWholeGpus(i);
-        freeMilli += scratch.freeGpuMilli(i);
+        // The walk's key is the node's free GPU capacity as the scratch sees it.
+        freeMilli += gpuMilli;
         return (covered = freeWhole >= wholeGpus && freeMilli >= needMilli);
       });
     }
