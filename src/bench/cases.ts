@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { RandomStreams } from '../engine/random.js';
+import { InvariantError } from '../errors.js';
+import { firstRepeatedId } from '../model/job-ids.js';
 import { nominalStepsPerS } from '../model/speed.js';
 import { presetNames, presetStack } from '../policies/presets.js';
 import { loadScenario } from '../scenario/load.js';
@@ -79,6 +81,9 @@ export async function replayScenario(scenariosDir: string, preset: string, count
   const useReal = existsSync('../shared/traces/alibaba-pai-v2020/pai_machine_spec.csv');
   const base = await loadScenario(useReal ? real : generated, { policy: preset, knownPolicies: presetNames() });
   const jobs = retimedArrivals(generatorStyles['alibaba-pai']!.generate(count, new RandomStreams(1)), REPLAY_ARRIVALS_PER_MINUTE);
+  // Checked here, as the scenario loader checks the jobs it reads, rather than in the timed run.
+  const repeated = firstRepeatedId(jobs);
+  if (repeated !== null) throw new InvariantError(`generated job id ${repeated} repeats`);
   let gpuS = 0;
   for (const job of jobs) {
     const runS = job.totalSteps / nominalStepsPerS(job);

@@ -5,6 +5,7 @@ import { ConfigError } from '../errors.js';
 import type { ClusterSpec, NodeSpec } from '../model/cluster-spec.js';
 import type { JobSpec, LossCurveSpec, PsTruth, ReplicaDemand, RoleSpec, SpeedSpec } from '../model/job-spec.js';
 import { dataSpecProblem } from '../model/data-shards.js';
+import { markIdsUnique } from '../model/job-ids.js';
 import { convergenceStep } from '../model/observations.js';
 import { expectedDownShare, type FaultCatalog, loadCatalog, loadCatalogFile, scaledCatalog } from '../faults/catalog.js';
 import { presetNames, presetStack } from '../policies/presets.js';
@@ -592,7 +593,9 @@ function buildJobs(
     }
     firstPathById.set(job.id, path);
   }
-  return jobs.map(({ job }) => job).sort((a, b) => a.submitS - b.submitS);
+  const sorted = jobs.map(({ job }) => job).sort((a, b) => a.submitS - b.submitS);
+  markIdsUnique(sorted);
+  return sorted;
 }
 
 function demandOf(role: { gpus: number; gpuMilli: number; cpuCores: number; memGiB: number }): ReplicaDemand {

@@ -3,6 +3,7 @@ import { InvariantError } from '../errors.js';
 import type { AuxTask, Eviction, TaskPlacement } from '../model/allocation.js';
 import type { ClusterState } from '../model/cluster-state.js';
 import { restartSteps, saveBlockS, type CheckpointCosts } from '../model/checkpoint.js';
+import { firstRepeatedId, idsKnownUnique } from '../model/job-ids.js';
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
 import { isRecoveryPause, type PauseStep } from '../model/pause.js';
 import { demandIn, EMPTY_SHAPE, replicasIn, shapeOfTasks } from '../model/shape.js';
@@ -93,14 +94,16 @@ export class JobControl {
     this.starvation = new CpuStarvationMeter(setup.cluster, { periodS: setup.scenario.params.samplePeriodS });
     this.waits = new WaitLedger(setup.jobs.length, setup.jobs[0]?.spec.submitS ?? 0);
     this.allJobs = setup.jobs;
-    // One lookup a job: an id seen before leaves the set's size as it was.
-    const ids = new Set<string>();
+    // The ids are looked at again unless these are the jobs of a list found to have unique ids.
+    const specs = setup.scenario.jobs;
+    let checked = specs.length === setup.jobs.length && idsKnownUnique(specs);
     for (let index = 0; index < setup.jobs.length; index++) {
       const job = setup.jobs[index]!;
-      ids.add(job.spec.id);
-      if (ids.size === index) throw new InvariantError(`duplicate job id ${job.spec.id}`);
+      checked &&= job.spec === specs[index];
       job.arrivalIndex = index;
     }
+    const repeated = checked ? null : firstRepeatedId(setup.jobs.map((job) => job.spec));
+    if (repeated !== null) throw new InvariantError(`duplicate job id ${repeated}`);
   }
 
   /** Jobs waiting to start, in submission order. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
+import { idsKnownUnique } from '../../src/model/job-ids.js';
 import { loadScenario, type LoadScenarioOptions } from '../../src/scenario/load.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dlsim-load-'));
@@ -220,6 +221,12 @@ describe('loadScenario: validation messages', () => {
     expect(implicit.error.message).toBe(`${implicit.file}:13: workload.jobs[1]: duplicate job id "job-2" (first used at workload.jobs[0].id)`);
     const synthetic = await loadError(`${withJobs('    - id: syn-00001\n      duration: 1h\n')}  synthetic: {jobs: 2, arrivalsPerHour: 1, duration: {median: 1h}, gpus: {1: 1}}\n`);
     expect(synthetic.error.message).toBe(`${synthetic.file}:13: workload.synthetic: duplicate job id "syn-00001" (first used at workload.jobs[0].id)`);
+  });
+
+  it('records the job list it checked as having unique ids (a simulation does not look again)', async () => {
+    const scenario = await load(withJobs('    - id: a\n      duration: 1h\n    - id: b\n      duration: 1h\n'));
+    expect(scenario.jobs.map((job) => job.id)).toEqual(['a', 'b']);
+    expect(idsKnownUnique(scenario.jobs)).toBe(true);
   });
 });
 

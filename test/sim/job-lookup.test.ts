@@ -5,6 +5,7 @@ import type { SimEvent } from '../../src/sim/events.js';
 import { FaultTracker } from '../../src/sim/fault-tracker.js';
 import { JobControl } from '../../src/sim/job-control.js';
 import { JobNumbers, JobRuntime } from '../../src/sim/job-runtime.js';
+import { markIdsUnique } from '../../src/model/job-ids.js';
 import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
 
 function setup(ids: string[]) {
@@ -14,7 +15,7 @@ function setup(ids: string[]) {
   const jobs = scenario.jobs.map((spec) => new JobRuntime(spec, 1, engine, store));
   const make = (): JobControl =>
     new JobControl({ engine, cluster: new ClusterState(scenario.cluster), scenario, tracker: new FaultTracker(scenario.cluster.nodes.map((n) => n.gpus)), jobs });
-  return { jobs, make };
+  return { scenario, jobs, make };
 }
 
 describe('job lookup by id', () => {
@@ -31,6 +32,18 @@ describe('job lookup by id', () => {
 
   it('refuses two jobs with one id', () => {
     const { make } = setup(['a', 'b', 'a']);
+    expect(make).toThrow(/duplicate job id a/);
+  });
+
+  it('does not look again at the ids of the scenario\'s list once it is marked unique, and looks at any other list', () => {
+    const marked = setup(['a', 'b', 'a']);
+    // A (false) mark on the scenario's list stands for the check: the runtimes are its jobs, in order.
+    markIdsUnique(marked.scenario.jobs);
+    expect(marked.make).not.toThrow();
+    // The same mark, but runtimes not made from that list in its order: the ids are looked at.
+    const { scenario, jobs, make } = setup(['a', 'b', 'a']);
+    markIdsUnique(scenario.jobs);
+    jobs.reverse();
     expect(make).toThrow(/duplicate job id a/);
   });
 });
