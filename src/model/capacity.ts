@@ -81,7 +81,7 @@ export class CapacityScratch {
       // index, which list those nodes at their old places (passed over there), most often before
       // the nodes a pass that starts many jobs left untouched.
       const touched = this.touchedFit;
-      if (touched !== null && touched.size > 0) for (const group of groups) touched.scan(group, minGpuMilli, minCpuMilli, search.take);
+      if (touched !== null && touched.size > 0) touched.scanGroups(groups, minGpuMilli, minCpuMilli, search.take);
       search.skipTouched = this.overlay !== null || this.opened !== null;
       for (const group of groups) base.scan(group, minGpuMilli, minCpuMilli, search.take, search.filter);
     } finally {

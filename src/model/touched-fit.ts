@@ -64,7 +64,32 @@ export class TouchedFit implements FitIndexView {
 
   scan(group: string, minGpuMilli: number, minCpuMilli: number, visit: FitVisit): void {
     if (this.full !== null) return this.full.scan(group, minGpuMilli, minCpuMilli, visit);
-    // The list is in key order: the nodes with less free GPU capacity than asked come first (found by binary search).
+    for (let k = this.firstWithGpu(minGpuMilli); k < this.nodes.length; k++) {
+      const i = this.nodes[k]!;
+      const cpuMilli = this.cpus[k]!;
+      if (cpuMilli >= minCpuMilli && this.groupOf(i) === group && visit(this.gpus[k]!, cpuMilli, i)) return;
+    }
+  }
+
+  /**
+   * Scans the nodes of all the groups as `scan` does each, for a visitor that returns true only
+   * when it wants no node with a larger key (of any group): the small list is read once, in key
+   * order across the groups, and ends at that node.
+   */
+  scanGroups(groups: readonly string[], minGpuMilli: number, minCpuMilli: number, visit: FitVisit): void {
+    if (this.full !== null || groups.length === 1) {
+      for (const group of groups) this.scan(group, minGpuMilli, minCpuMilli, visit);
+      return;
+    }
+    for (let k = this.firstWithGpu(minGpuMilli); k < this.nodes.length; k++) {
+      const i = this.nodes[k]!;
+      const cpuMilli = this.cpus[k]!;
+      if (cpuMilli >= minCpuMilli && groups.includes(this.groupOf(i)) && visit(this.gpus[k]!, cpuMilli, i)) return;
+    }
+  }
+
+  /** The first place in the small list (in key order) with at least `minGpuMilli` free GPU capacity, by binary search. */
+  private firstWithGpu(minGpuMilli: number): number {
     let low = 0;
     let high = this.gpus.length;
     while (low < high) {
@@ -72,12 +97,7 @@ export class TouchedFit implements FitIndexView {
       if (this.gpus[mid]! < minGpuMilli) low = mid + 1;
       else high = mid;
     }
-    for (let k = low; k < this.nodes.length; k++) {
-      const i = this.nodes[k]!;
-      const gpuMilli = this.gpus[k]!;
-      const cpuMilli = this.cpus[k]!;
-      if (gpuMilli >= minGpuMilli && cpuMilli >= minCpuMilli && this.groupOf(i) === group && visit(gpuMilli, cpuMilli, i)) return;
-    }
+    return low;
   }
 
   descending(group: string, minCpuMilli = 0): FitCursor {

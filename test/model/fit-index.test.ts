@@ -87,6 +87,52 @@ describe.each([
   });
 });
 
+describe('TouchedFit.scanGroups', () => {
+  it('finds for a best-fit visitor the node first in key order among the groups that it takes, as a scan of each group does', () => {
+    const groupOf = (i: number): string => (i % 7 === 0 ? '' : i % 3 === 0 ? 'b' : 'a');
+    const groupLists = fc.constantFrom<string[]>(['a'], ['a', 'b'], ['b', 'a'], ['a', 'b', ''], ['']);
+    // Few removals over more nodes: the list often outgrows the small form into a full index.
+    const growing = fc.record({
+      node: fc.integer({ min: 0, max: 299 }),
+      remove: fc.integer({ min: 0, max: 9 }).map((k) => k === 0),
+      gpuMilli: fc.oneof(fc.integer({ min: 0, max: 8000 }), fc.constantFrom(0, 1000, 2000, 8000)),
+      cpuMilli: fc.oneof(fc.integer({ min: 0, max: 96_000 }), fc.constantFrom(0, 64_000, 96_000)),
+    });
+    let full = 0;
+    fc.assert(
+      fc.property(fc.array(growing, { minLength: 100, maxLength: 400 }), fc.array(fc.record({ query, groups: groupLists, taken: fc.integer({ min: 1, max: 5 }) }), { minLength: 1, maxLength: 10 }), (changes, queries) => {
+        const index = new TouchedFit(groupOf);
+        const { keys } = applyChanges(index, changes);
+        for (const { query: q, groups, taken } of queries) {
+          const takes = (i: number): boolean => i % taken === 0;
+          const expected = [...keys.values()]
+            .filter((k) => groups.includes(groupOf(k[2])) && k[0] >= q.minGpu && k[1] >= q.minCpu && takes(k[2]))
+            .sort(compare)[0];
+          let best: Key | undefined;
+          let visits = 0;
+          index.scanGroups(groups, q.minGpu, q.minCpu, (g, c, i) => {
+            visits++;
+            if (best !== undefined && compare([g, c, i], best) >= 0) return true;
+            if (!takes(i)) return false;
+            best = [g, c, i];
+            return true;
+          });
+          expect(best).toEqual(expected);
+          // Read once in key order: no node past the one found (in the small form).
+          if (index.size > 128) full++;
+          else if (expected !== undefined) {
+            const before = [...keys.values()].filter((k) => groups.includes(groupOf(k[2])) && k[0] >= q.minGpu && k[1] >= q.minCpu && compare(k, expected) <= 0);
+            expect(visits).toBe(before.length);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+    // Both forms were scanned.
+    expect(full).toBeGreaterThan(0);
+  });
+});
+
 describe('FitIndex with GPU rooms', () => {
   const groupOf = (i: number): string => (i % 5 === 0 ? '' : i % 2 === 0 ? 'b' : 'a');
   const roomed = fc.record({
