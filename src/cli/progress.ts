@@ -56,6 +56,12 @@ export interface ProgressOptions {
   readonly stream?: ProgressStream;
   /** Wall clock in milliseconds (default performance.now; tests give their own). */
   readonly nowMs?: () => number;
+  /**
+   * False: the bars do not clear themselves on SIGINT or SIGTERM (for a run that holds the thread
+   * until it ends: a handler would hold the signal up as long, where without one it ends the
+   * process at once). Default true.
+   */
+  readonly clearOnSignal?: boolean;
 }
 
 /** True when progress bars belong on `stream`: a terminal, and not `--quiet`. */
@@ -164,8 +170,10 @@ class BarProgress implements Progress {
     if (this.total > 1) this.bars.create(1, 0, { line: (bar) => this.overallLine(bar) } satisfies LinePayload);
     const lanes = Math.max(1, Math.min(options.lanes ?? 1, this.total));
     for (let i = 0; i < lanes; i++) this.addLane();
-    process.prependOnceListener('SIGINT', this.onSignal);
-    process.prependOnceListener('SIGTERM', this.onSignal);
+    if (options.clearOnSignal !== false) {
+      process.prependOnceListener('SIGINT', this.onSignal);
+      process.prependOnceListener('SIGTERM', this.onSignal);
+    }
   }
 
   /**

@@ -52,7 +52,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
     if (scenario.fill !== undefined) return runFill(scenario, { ...args, provenance: runProvenance(args.scenario, scenario, sets) });
     // The history as it is now: the run's policies read it; its finished PS jobs are added after.
     const history = scenario.history === undefined ? null : await RunHistory.open(scenario.history);
-    const progress = createProgress({ runs: 1, quiet: args.quiet });
+    // The simulation holds the thread: Ctrl-C ends it at once rather than after it (the bar is left as drawn).
+    const progress = createProgress({ runs: 1, quiet: args.quiet, clearOnSignal: false });
     const bar = progress.startRun(`${scenario.policy} s${scenario.seed}`);
     const startedMs = performance.now();
     let result: SimResult;

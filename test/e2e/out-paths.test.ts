@@ -118,4 +118,27 @@ describe('an interrupted command leaves no temporary file', () => {
     expect(await exited).toBe('SIGTERM');
     expect(readdirSync(dir)).toEqual(['in.jsonl']);
   });
+
+  it('run stopped by SIGINT while it makes and simulates its jobs ends at once, writing nothing', async () => {
+    const { spawn } = await import('node:child_process');
+    const dir = freshDir();
+    const scenario = join(dir, 'long.yaml');
+    // Seconds of work held in one thread (generating, then simulating 200,000 jobs), with no file pending.
+    writeFileSync(
+      scenario,
+      'name: long\nseed: 1\npolicy: fifo\ncluster:\n  nodes:\n    - {group: a, count: 64, gpus: 8, gpuType: A100, cpuCores: 64, memGiB: 512}\n' +
+        'workload:\n  synthetic: {jobs: 200000, arrivalsPerHour: 3600, duration: {median: 1h}, gpus: {1: 1}}\n',
+    );
+    const out = join(dir, 'out');
+    const child = spawn(process.execPath, [CLI, 'run', scenario, '--out', out, '--quiet'], { cwd: ROOT });
+    const exited = new Promise<{ signal: string | null; atMs: number }>((done) => child.on('exit', (code, signal) => done({ signal: signal ?? String(code), atMs: performance.now() })));
+    await new Promise((done) => setTimeout(done, 1500));
+    const sentMs = performance.now();
+    child.kill('SIGINT');
+    const { signal, atMs } = await exited;
+    expect(signal).toBe('SIGINT');
+    // A handler would have run only once the thread was free (the whole run, several seconds).
+    expect(atMs - sentMs).toBeLessThan(1000);
+    expect(readdirSync(dir)).toEqual(['long.yaml']);
+  });
 });
