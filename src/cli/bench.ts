@@ -4,7 +4,6 @@ import { measureAgainstHeap, measureHoldRatio } from '../bench/hold-ratio.js';
 import { benchImportMemory } from '../bench/import-memory.js';
 import type { BenchFigure as Figure } from '../bench/perf-gate.js';
 import { benchSimThroughput, simEventsPerS } from '../bench/sim-throughput.js';
-import { spawnSync } from 'node:child_process';
 import { caseNames, formatDelayS, runCaseHere, SCALING_JOBS, targetOf, type CaseResult } from '../bench/cases.js';
 import { ConfigError, SimError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
@@ -13,6 +12,7 @@ import { loadScenario } from '../scenario/load.js';
 import { benchCheck } from './bench-check.js';
 import { listOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
+import { endBySignal, PASSED_ON, startTiedChild } from './restart.js';
 import { withProgress } from './progress.js';
 
 interface BenchArgs {
@@ -159,7 +159,7 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
         try {
           if (BENCHMARKS[name]) figures.push(...(await BENCHMARKS[name]!(args)));
           else {
-            const { result, failure } = runCase(name, args.quick === true, args.caseTimeout);
+            const { result, failure } = await runCase(name, args.quick === true, args.caseTimeout);
             results.push(result);
             if (failure !== null) failures.push(`${name} (${failure})`);
             if (!args.json) progress.log(`  ${result.wallS === null ? '-' : `${result.wallS} s`}${result.ratio === null ? '' : `, ratio ${result.ratio}`}, target ${result.target}: ${result.pass === null ? '-' : result.pass ? 'held' : 'MISSED'} (${result.note})`);
@@ -218,12 +218,12 @@ async function childFigures(name: string, quick: boolean): Promise<ChildFigures>
 }
 
 /** Runs a case in a fresh process (its memory is its own), or each size of a scaling case, and checks the target; `failure` says why its process failed (null when it ran). */
-function runCase(name: string, quick: boolean, timeoutS: number | undefined): { result: CaseResult; failure: string | null } {
+async function runCase(name: string, quick: boolean, timeoutS: number | undefined): Promise<{ result: CaseResult; failure: string | null }> {
   const target = targetOf(name);
   const sizes = name.startsWith('scaling/') ? (quick ? SCALING_JOBS.quick : SCALING_JOBS.full) : [null];
   const runs: ChildFigures[] = [];
   for (const size of sizes) {
-    const run = spawnCase(size === null ? name : `${name}/${size}`, quick, timeoutS);
+    const run = await spawnCase(size === null ? name : `${name}/${size}`, quick, timeoutS);
     const what = size === null ? '' : ` at ${size} jobs`;
     const missed = (note: string): CaseResult => ({ name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: false, note });
     if (run === null) return { result: missed(`stopped after ${timeoutS} s${what}`), failure: null };
@@ -258,20 +258,39 @@ function runCase(name: string, quick: boolean, timeoutS: number | undefined): { 
 
 /**
  * `dlsim bench --case NAME` in a child process, under the node options this process was started
- * with (a V8 heap setting, a profiler); its figures, null when it ran past `timeoutS`, or why it failed.
+ * with (a V8 heap setting, a profiler); its figures, null when it ran past `timeoutS`, or why it
+ * failed. The child is tied to this process (see startTiedChild): a SIGINT or SIGTERM goes on to
+ * it, and when it ends by one this process ends by it too (no later case runs); a child whose
+ * parent was killed outright ends once its case does.
  */
-function spawnCase(name: string, quick: boolean, timeoutS: number | undefined): ChildFigures | { failed: string } | null {
+async function spawnCase(name: string, quick: boolean, timeoutS: number | undefined): Promise<ChildFigures | { failed: string } | null> {
   const cli = fileURLToPath(new URL('./main.js', import.meta.url));
-  const child = spawnSync(process.execPath, [...process.execArgv, cli, 'bench', '--case', name, ...(quick ? ['--quick'] : [])], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 24,
-    ...(timeoutS === undefined ? {} : { timeout: timeoutS * 1000, killSignal: 'SIGKILL' as const }),
+  const child = startTiedChild([...process.execArgv, cli, 'bench', '--case', name, ...(quick ? ['--quick'] : [])], 'pipe');
+  child.stdin!.end();
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  let timedOut = false;
+  const timer = timeoutS === undefined ? null : setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), timeoutS * 1000);
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done, failed) => {
+    child.on('error', failed);
+    // 'close': the streams are read to their end.
+    child.on('close', (exitCode, exitSignal) => done({ code: exitCode, signal: exitSignal }));
+  }).finally(() => {
+    if (timer !== null) clearTimeout(timer);
   });
-  if (timeoutS !== undefined && child.signal === 'SIGKILL') return null;
-  if (child.status !== 0) {
-    // The first line that says why (past the generic line of an internal error), so the other cases' figures are kept.
-    const lines = child.stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '');
-    return { failed: (lines[0]?.includes('internal error') ? lines[1] : lines[0]) ?? `exit ${child.status}` };
+  if (timedOut) return null;
+  if (signal !== null && PASSED_ON.includes(signal)) {
+    // Interrupted (the signal went to this process too, or to the child alone): no later case runs.
+    endBySignal(signal);
+    return new Promise(() => undefined);
   }
-  return JSON.parse(child.stdout) as ChildFigures;
+  if (signal !== null) return { failed: `ended by ${signal}` };
+  if (code !== 0) {
+    // The first line that says why (past the generic line of an internal error), so the other cases' figures are kept.
+    const lines = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    return { failed: (lines[0]?.includes('internal error') ? lines[1] : lines[0]) ?? `exit ${code}` };
+  }
+  return JSON.parse(stdout) as ChildFigures;
 }

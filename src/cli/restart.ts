@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 
 /** Set in the environment of the child runInChild starts (and taken out of it there): its channel is runInChild's. */
 const CHILD_MARK = 'DLSIM_RUN_IN_CHILD';
 
 /** Signals the program passes on to the child running the command (a terminal's, a supervisor's). */
-const PASSED_ON: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+export const PASSED_ON: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /**
  * Runs this program's command line again in a child node started with `nodeOptions`, as if this
@@ -17,26 +17,43 @@ const PASSED_ON: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
  * child would run on after its parent was killed.
  */
 export function runInChild(nodeOptions: readonly string[]): void {
-  const child = spawn(process.execPath, [...nodeOptions, ...process.argv.slice(1)], {
-    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+  const child = startTiedChild([...nodeOptions, ...process.argv.slice(1)], 'inherit');
+  child.on('error', (error) => {
+    process.stderr.write(`dlsim: cannot start node again (${error.message})\n`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => {
+    if (signal === null) process.exit(code ?? 1);
+    endBySignal(signal);
+  });
+}
+
+/**
+ * Starts `node args` as a child tied to this process: the signals above are passed on to it while
+ * it runs, and it ends when this process ends first (see endWithParent). Its standard streams are
+ * this process's ('inherit') or pipes ('pipe').
+ */
+export function startTiedChild(args: readonly string[], streams: 'inherit' | 'pipe'): ChildProcess {
+  const child = spawn(process.execPath, args, {
+    stdio: [streams, streams, streams, 'ipc'],
     env: { ...process.env, [CHILD_MARK]: '1' },
   });
   const passOn = (signal: NodeJS.Signals): void => {
     child.kill(signal);
   };
   for (const signal of PASSED_ON) process.on(signal, passOn);
-  child.on('error', (error) => {
-    process.stderr.write(`dlsim: cannot start node again (${error.message})\n`);
-    process.exit(1);
-  });
-  child.on('exit', (code, signal) => {
+  const stopPassing = (): void => {
     for (const passed of PASSED_ON) process.removeListener(passed, passOn);
-    if (signal === null) process.exit(code ?? 1);
-    // Ended by a signal: end this process by the same one (its default action, the handlers gone),
-    // staying alive until it arrives.
-    setTimeout(() => process.exit(1), 2000);
-    process.kill(process.pid, signal);
-  });
+  };
+  child.on('exit', stopPassing);
+  child.on('error', stopPassing);
+  return child;
+}
+
+/** Ends this process by `signal` (its default action, with no handler of this module on), staying alive until it arrives. */
+export function endBySignal(signal: NodeJS.Signals): void {
+  setTimeout(() => process.exit(1), 2000);
+  process.kill(process.pid, signal);
 }
 
 /**

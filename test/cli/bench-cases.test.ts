@@ -1,6 +1,7 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { caseNames, schedulingPresets, targetOf } from '../../src/bench/cases.js';
-import { dlsim } from '../cli-run.js';
+import { CLI, ROOT, dlsim } from '../cli-run.js';
 
 describe('dlsim bench cases', () => {
   it('names a replay, a scaling and a philly case for one preset of every scheduling policy', () => {
@@ -50,6 +51,28 @@ describe('dlsim bench cases', () => {
     expect(run.code).toBe(0);
     const { cases } = JSON.parse(run.stdout) as { cases: { name: string; pass: boolean | null; note: string; wallS: number | null }[] };
     expect(cases).toEqual([expect.objectContaining({ name: 'replay/tetris', pass: false, wallS: null, note: 'stopped after 1 s' })]);
+  });
+
+  it('passes SIGTERM on to the case running and ends by it at once, leaving no process behind', async () => {
+    // A full-size replay: tens of seconds in its own process.
+    const child = spawn(process.execPath, [CLI, 'bench', '--json', '--only', 'replay/fifo'], { cwd: ROOT });
+    const exited = new Promise<{ signal: string | null; atMs: number }>((done) => child.on('exit', (code, signal) => done({ signal: signal ?? String(code), atMs: performance.now() })));
+    const caseRunning = (): boolean => spawnSync('pgrep', ['-f', 'bench --case replay/fifo']).status === 0;
+    let started = false;
+    for (let i = 0; i < 400 && !started; i++) {
+      await new Promise((done) => setTimeout(done, 25));
+      started = caseRunning();
+    }
+    expect(started).toBe(true);
+    // Into the case's work (generating its jobs, then simulating them).
+    await new Promise((done) => setTimeout(done, 1500));
+    const sentMs = performance.now();
+    child.kill('SIGTERM');
+    const { signal, atMs } = await exited;
+    expect(signal).toBe('SIGTERM');
+    expect(atMs - sentMs).toBeLessThan(1000);
+    await new Promise((done) => setTimeout(done, 200));
+    expect(caseRunning()).toBe(false);
   });
 
   it('refuses an unknown case in one line', () => {
