@@ -60,9 +60,11 @@ export class JobControl {
   private jobsById: Map<string, JobRuntime> | null = null;
   /**
    * The jobs queued or running, by id: a decision names one of these, found here in a map the size
-   * of the queue and the running list (a lookup in the map of every job misses the caches).
+   * of the queue and the running list (a lookup in the map of every job misses the caches). Made at
+   * the first lookup of a job other than the queue's first (see find), then kept: a run whose
+   * decisions name only that job (FIFO's) never hashes its ids.
    */
-  private readonly liveById = new Map<string, JobRuntime>();
+  private liveById: Map<string, JobRuntime> | null = null;
   private starts = 0;
   private readonly queue = new OrderedList<JobRuntime>({ get: (job) => job.queueLink, set: (job, link) => void (job.queueLink = link) });
   private readonly runningList = new OrderedList<JobRuntime>({ get: (job) => job.runningLink, set: (job, link) => void (job.runningLink = link) });
@@ -165,7 +167,21 @@ export class JobControl {
 
   /** The job with this id, or undefined. */
   find(jobId: string): JobRuntime | undefined {
-    return this.liveById.get(jobId) ?? this.byId().get(jobId);
+    // A pass starting jobs in queue order names the queue's first job each time.
+    const first = this.queue.first;
+    if (first !== undefined && first.spec.id === jobId) return first;
+    return this.live().get(jobId) ?? this.byId().get(jobId);
+  }
+
+  /** The jobs queued or running by id (made at the first use, then kept as jobs join the queue and stop running). */
+  private live(): Map<string, JobRuntime> {
+    if (this.liveById === null) {
+      const live = new Map<string, JobRuntime>();
+      for (const job of this.queue.values()) live.set(job.spec.id, job);
+      for (const job of this.runningList.values()) live.set(job.spec.id, job);
+      this.liveById = live;
+    }
+    return this.liveById;
   }
 
   /** Every job by id (made at its first use). */
@@ -698,14 +714,14 @@ export class JobControl {
     job.hardwareFactor = 1;
     job.epoch++;
     if (!this.runningList.delete(job)) throw new InvariantError(`job ${job.spec.id} is not running`);
-    this.liveById.delete(job.spec.id);
+    this.liveById?.delete(job.spec.id);
     this.changes.stopped.push(job);
   }
 
   /** A job joins the queue at its end. */
   private enqueue(job: JobRuntime): void {
     this.queue.push(job);
-    this.liveById.set(job.spec.id, job);
+    this.liveById?.set(job.spec.id, job);
     job.queuePosition = this.queue.positionOf(job)!;
     this.changes.queued.push(job);
     this.starvation.joined(job, this.engine.nowS);
@@ -724,7 +740,7 @@ export class JobControl {
       }
     }
     job.queuePosition = this.queue.positionOf(job)!;
-    this.liveById.set(job.spec.id, job);
+    this.liveById?.set(job.spec.id, job);
     this.changes.queued.push(job);
     this.starvation.joined(job, this.engine.nowS);
     this.waits.joined(job, this.engine.nowS, preemptedBy);

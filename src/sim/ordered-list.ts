@@ -48,6 +48,11 @@ export class OrderedList<T> {
     return this.count;
   }
 
+  /** The first item, or undefined when the list is empty. */
+  get first(): T | undefined {
+    return this.head?.item;
+  }
+
   /** True when the item is in the list. */
   has(item: T): boolean {
     return this.slot.get(item) !== null;

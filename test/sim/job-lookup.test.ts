@@ -30,6 +30,20 @@ describe('job lookup by id', () => {
     expect(control.jobsRemain()).toBe(true);
   });
 
+  it('finds queued jobs by id, the queue\'s first and the others, before and after more join', () => {
+    const { jobs, make } = setup(['a', 'b', 'c', 'd']);
+    const control = make();
+    for (const job of jobs.slice(0, 3)) control.arrive(job);
+    expect(control.queued).toEqual(jobs.slice(0, 3));
+    expect(control.find('a')).toBe(jobs[0]);
+    expect(control.find('c')).toBe(jobs[2]);
+    control.arrive(jobs[3]!);
+    expect(control.find('d')).toBe(jobs[3]);
+    expect(control.find('b')).toBe(jobs[1]);
+    expect(control.find('a')).toBe(jobs[0]);
+    expect(control.find('zz')).toBeUndefined();
+  });
+
   it('refuses two jobs with one id', () => {
     const { make } = setup(['a', 'b', 'a']);
     expect(make).toThrow(/duplicate job id a/);
