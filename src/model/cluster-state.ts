@@ -60,6 +60,12 @@ export interface ClusterView {
   hardwareKind(nodeIndex: number): number;
 }
 
+/** What one job holds: its tasks, in the order they were given. */
+interface Holding {
+  readonly jobId: string;
+  readonly tasks: TaskPlacement[];
+}
+
 /** The cluster's runtime state: health and allocations, changed only through checked methods. */
 export class ClusterState implements ClusterView {
   readonly nodes: readonly NodeSpec[];
@@ -72,18 +78,19 @@ export class ClusterState implements ClusterView {
   private readonly wholeFree: number[];
   private readonly cpuUsedMilli: number[];
   private readonly memUsedMiB: number[];
-  private readonly tasksByJob = new Map<string, TaskPlacement[]>();
+  private readonly tasksByJob = new Map<string, Holding>();
   /** Auxiliary tasks by job, and by node in attach order (the newest gives way first). */
   private readonly auxByJob = new Map<string, AuxTask[]>();
   private readonly auxByNode: Eviction[][];
   private readonly auxCpuMilli: number[];
   private readonly auxMemMiB: number[];
   /**
-   * For each node, the id of the job of each task on it, in the order the tasks came (a job's
+   * For each node, the holding of the job of each task on it, in the order the tasks came (a job's
    * first entry stays first while it holds any task there: a task leaving takes the job's last
-   * entry). A node holds a few tasks: an array costs less per start and stop than a map a node.
+   * entry). A node holds a few tasks: an array costs less per start and stop than a map a node,
+   * and its entries are told apart by identity (comparing job ids would read each one's string).
    */
-  private readonly taskJobsByNode: string[][];
+  private readonly taskJobsByNode: Holding[][];
   private allocatedGpuMilliTotal = 0;
   /** Auxiliary tasks held over the cluster. */
   private auxTasks = 0;
@@ -222,7 +229,7 @@ export class ClusterState implements ClusterView {
   }
 
   tasksOf(jobId: string): readonly TaskPlacement[] | undefined {
-    return this.tasksByJob.get(jobId);
+    return this.tasksByJob.get(jobId)?.tasks;
   }
 
   auxOf(jobId: string): readonly AuxTask[] {
@@ -252,7 +259,7 @@ export class ClusterState implements ClusterView {
 
   /** Ids of jobs holding at least one task on the node (cost: those jobs only). */
   jobsOnNode(nodeIndex: number): string[] {
-    return [...new Set(this.taskJobsByNode[nodeIndex]!)];
+    return [...new Set(this.taskJobsByNode[nodeIndex]!.map((holding) => holding.jobId))];
   }
 
   /**
@@ -261,13 +268,13 @@ export class ClusterState implements ClusterView {
    */
   allocate(jobId: string, tasks: readonly TaskPlacement[]): readonly Eviction[] {
     this.checkFits(jobId, tasks);
+    let holding = this.tasksByJob.get(jobId);
+    if (holding === undefined) this.tasksByJob.set(jobId, (holding = { jobId, tasks: [] }));
     for (const task of tasks) {
       this.apply(task, +1);
-      this.countOnNode(jobId, task.nodeIndex, +1);
+      this.countOnNode(holding, task.nodeIndex, +1);
     }
-    const held = this.tasksByJob.get(jobId);
-    if (held) held.push(...tasks);
-    else this.tasksByJob.set(jobId, [...tasks]);
+    holding.tasks.push(...tasks);
     let evicted: Eviction[] | null = null;
     for (const task of tasks) {
       const i = task.nodeIndex;
@@ -338,24 +345,25 @@ export class ClusterState implements ClusterView {
 
   /** Frees everything a job holds; returns the tasks it held (empty when none). */
   release(jobId: string): readonly TaskPlacement[] {
-    const held = this.tasksByJob.get(jobId);
-    if (!held) return [];
-    for (const task of held) {
+    const holding = this.tasksByJob.get(jobId);
+    if (!holding) return [];
+    for (const task of holding.tasks) {
       this.apply(task, -1);
-      this.countOnNode(jobId, task.nodeIndex, -1);
+      this.countOnNode(holding, task.nodeIndex, -1);
     }
     this.tasksByJob.delete(jobId);
-    return held;
+    return holding.tasks;
   }
 
   /** Frees some of a job's tasks (matched by role, node, GPUs and demand); throws InvariantError for a task it does not hold. */
   releaseTasks(jobId: string, tasks: readonly TaskPlacement[]): void {
-    const held = this.tasksByJob.get(jobId);
+    const holding = this.tasksByJob.get(jobId);
+    const held = holding?.tasks;
     for (const task of tasks) {
       const index = held ? held.findIndex((h) => sameTask(h, task)) : -1;
       if (!held || index < 0) throw new InvariantError(`job ${jobId} does not hold a ${task.role} task on node ${task.nodeIndex}`);
       this.apply(held[index]!, -1);
-      this.countOnNode(jobId, task.nodeIndex, -1);
+      this.countOnNode(holding!, task.nodeIndex, -1);
       held.splice(index, 1);
     }
     if (held && held.length === 0) this.tasksByJob.delete(jobId);
@@ -404,11 +412,11 @@ export class ClusterState implements ClusterView {
     if (!changed) throw new InvariantError('checkChangedNodes needs trackChanges first');
     if (changed.size === 0) return;
     const jobIds = new Set<string>();
-    for (const i of changed) for (const jobId of this.taskJobsByNode[i]!) jobIds.add(jobId);
+    for (const i of changed) for (const holding of this.taskJobsByNode[i]!) jobIds.add(holding.jobId);
     const tasks: TaskPlacement[] = [];
     const counts = new Map<number, Map<string, number>>([...changed].map((i) => [i, new Map()]));
     for (const jobId of jobIds) {
-      for (const task of this.tasksByJob.get(jobId) ?? []) {
+      for (const task of this.tasksByJob.get(jobId)?.tasks ?? []) {
         const onNode = counts.get(task.nodeIndex);
         if (!onNode) continue;
         onNode.set(jobId, (onNode.get(jobId) ?? 0) + 1);
@@ -435,7 +443,7 @@ export class ClusterState implements ClusterView {
     const all = new Set(this.nodes.map((_, i) => i));
     const countsByNode = this.nodes.map(() => new Map<string, number>());
     const tasks: TaskPlacement[] = [];
-    for (const [jobId, held] of this.tasksByJob) {
+    for (const [jobId, { tasks: held }] of this.tasksByJob) {
       for (const task of held) {
         countsByNode[task.nodeIndex]!.set(jobId, (countsByNode[task.nodeIndex]!.get(jobId) ?? 0) + 1);
         tasks.push(task);
@@ -477,7 +485,7 @@ export class ClusterState implements ClusterView {
   /** Throws unless the node's jobs-on-node index holds exactly these task counts. */
   private checkIndex(nodeIndex: number, counts: ReadonlyMap<string, number>): void {
     const index = new Map<string, number>();
-    for (const jobId of this.taskJobsByNode[nodeIndex]!) index.set(jobId, (index.get(jobId) ?? 0) + 1);
+    for (const { jobId } of this.taskJobsByNode[nodeIndex]!) index.set(jobId, (index.get(jobId) ?? 0) + 1);
     if (index.size !== counts.size || [...index].some(([jobId, count]) => counts.get(jobId) !== count)) {
       throw new InvariantError(`node ${this.nodes[nodeIndex]!.name}: jobs-on-node index out of step with the tasks held`);
     }
@@ -531,14 +539,14 @@ export class ClusterState implements ClusterView {
   }
 
   /** Lists one more task of the job on the node (+1), or one fewer (-1: the job's last entry there goes). */
-  private countOnNode(jobId: string, nodeIndex: number, delta: 1 | -1): void {
+  private countOnNode(holding: Holding, nodeIndex: number, delta: 1 | -1): void {
     const jobs = this.taskJobsByNode[nodeIndex]!;
     if (delta > 0) {
-      jobs.push(jobId);
+      jobs.push(holding);
       return;
     }
-    const k = jobs.lastIndexOf(jobId);
-    if (k < 0) throw new InvariantError(`node ${this.nodes[nodeIndex]!.name}: job ${jobId} holds no task there`);
+    const k = jobs.lastIndexOf(holding);
+    if (k < 0) throw new InvariantError(`node ${this.nodes[nodeIndex]!.name}: job ${holding.jobId} holds no task there`);
     for (let j = k + 1; j < jobs.length; j++) jobs[j - 1] = jobs[j]!;
     jobs.length--;
   }
