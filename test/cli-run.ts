@@ -1,5 +1,5 @@
 /** Helpers for tests that run the built CLI or need scratch files: the spawn, a folder of files, a rejection. */
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,4 +37,17 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected a rejection');
+}
+
+/**
+ * Waits `waitMs`, sends `signal` to the child and resolves with how it ended (the signal that
+ * ended it, or its exit code as text) and the milliseconds from the signal to its end.
+ */
+export async function interrupt(child: ChildProcess, waitMs: number, signal: NodeJS.Signals): Promise<{ endedBy: string; afterMs: number }> {
+  const ended = new Promise<{ endedBy: string; atMs: number }>((done) => child.on('exit', (code, by) => done({ endedBy: by ?? String(code), atMs: performance.now() })));
+  await new Promise((done) => setTimeout(done, waitMs));
+  const sentMs = performance.now();
+  child.kill(signal);
+  const { endedBy, atMs } = await ended;
+  return { endedBy, afterMs: atMs - sentMs };
 }

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { caseNames, schedulingPresets, targetOf } from '../../src/bench/cases.js';
-import { CLI, ROOT, dlsim } from '../cli-run.js';
+import { CLI, ROOT, dlsim, interrupt } from '../cli-run.js';
 
 describe('dlsim bench cases', () => {
   it('names a replay, a scaling and a philly case for one preset of every scheduling policy', () => {
@@ -56,7 +56,6 @@ describe('dlsim bench cases', () => {
   it('passes SIGTERM on to the case running and ends by it at once, leaving no process behind', async () => {
     // A full-size replay: tens of seconds in its own process.
     const child = spawn(process.execPath, [CLI, 'bench', '--json', '--only', 'replay/fifo'], { cwd: ROOT });
-    const exited = new Promise<{ signal: string | null; atMs: number }>((done) => child.on('exit', (code, signal) => done({ signal: signal ?? String(code), atMs: performance.now() })));
     const caseRunning = (): boolean => spawnSync('pgrep', ['-f', 'bench --case replay/fifo']).status === 0;
     let started = false;
     for (let i = 0; i < 400 && !started; i++) {
@@ -65,12 +64,9 @@ describe('dlsim bench cases', () => {
     }
     expect(started).toBe(true);
     // Into the case's work (generating its jobs, then simulating them).
-    await new Promise((done) => setTimeout(done, 1500));
-    const sentMs = performance.now();
-    child.kill('SIGTERM');
-    const { signal, atMs } = await exited;
-    expect(signal).toBe('SIGTERM');
-    expect(atMs - sentMs).toBeLessThan(1000);
+    const { endedBy, afterMs } = await interrupt(child, 1500, 'SIGTERM');
+    expect(endedBy).toBe('SIGTERM');
+    expect(afterMs).toBeLessThan(1000);
     await new Promise((done) => setTimeout(done, 200));
     expect(caseRunning()).toBe(false);
   });

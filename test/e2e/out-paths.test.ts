@@ -3,7 +3,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, ROOT, dlsim } from '../cli-run.js';
+import { CLI, ROOT, dlsim, interrupt } from '../cli-run.js';
 
 const PHILLY_SAMPLE = join(ROOT, 'traces/samples/philly/philly_jobs.csv');
 
@@ -131,14 +131,10 @@ describe('an interrupted command leaves no temporary file', () => {
     );
     const out = join(dir, 'out');
     const child = spawn(process.execPath, [CLI, 'run', scenario, '--out', out, '--quiet'], { cwd: ROOT });
-    const exited = new Promise<{ signal: string | null; atMs: number }>((done) => child.on('exit', (code, signal) => done({ signal: signal ?? String(code), atMs: performance.now() })));
-    await new Promise((done) => setTimeout(done, 1500));
-    const sentMs = performance.now();
-    child.kill('SIGINT');
-    const { signal, atMs } = await exited;
-    expect(signal).toBe('SIGINT');
+    const { endedBy, afterMs } = await interrupt(child, 1500, 'SIGINT');
+    expect(endedBy).toBe('SIGINT');
     // A handler would have run only once the thread was free (the whole run, several seconds).
-    expect(atMs - sentMs).toBeLessThan(1000);
+    expect(afterMs).toBeLessThan(1000);
     expect(readdirSync(dir)).toEqual(['long.yaml']);
   });
 });
