@@ -38,7 +38,8 @@ const requestArb = fc.record({
   demand: demandArb,
   replicas: fc.integer({ min: 1, max: 3 }),
   gpuTypes: fc.constantFrom<string[]>([], ['A'], ['B'], ['A', 'B']),
-  ps: fc.boolean(),
+  // Parameter servers (CPU-only) before the workers: none, one, or several (a gang of mixed shapes).
+  ps: fc.constantFrom(0, 0, 1, 2, 3),
 });
 
 function nodesOf(specs: readonly { gpuType: string | null; gpus: number; cores: number }[]): NodeSpec[] {
@@ -50,10 +51,11 @@ function nodesOf(specs: readonly { gpuType: string | null; gpus: number; cores: 
 
 const PS_DEMAND: ReplicaDemand = { gpus: 0, gpuMilli: 1000, cpuMilli: 2000, memMiB: 1024 };
 
-/** A gang of identical workers, with a CPU-only parameter server first when `ps` (a gang of mixed shapes). */
-function requestOf(id: string, r: { demand: ReplicaDemand; replicas: number; gpuTypes: string[]; ps?: boolean }): PlacementRequest {
+/** A gang of identical workers, with `ps` CPU-only parameter servers first (a gang of mixed shapes). */
+function requestOf(id: string, r: { demand: ReplicaDemand; replicas: number; gpuTypes: string[]; ps?: number }): PlacementRequest {
   const workers = Array.from({ length: r.replicas }, () => ({ role: 'worker' as const, demand: r.demand }));
-  return { jobId: id, gpuTypes: r.gpuTypes, replicas: r.ps ? [{ role: 'ps' as const, demand: PS_DEMAND }, ...workers] : workers };
+  const ps = Array.from({ length: r.ps ?? 0 }, () => ({ role: 'ps' as const, demand: PS_DEMAND }));
+  return { jobId: id, gpuTypes: r.gpuTypes, replicas: [...ps, ...workers] };
 }
 
 describe('best fit and worst fit through the fit index', () => {
@@ -99,9 +101,23 @@ describe('best fit and worst fit through the fit index', () => {
     });
   }
 
+  it('scores an empty node that a gang\'s walk passed over as its kind, not as the parameter servers alone would', () => {
+    // Two empty nodes of one kind (the walk scores the lower one for both) and a small CPU node.
+    // Workers come first and take 16 cores each: an empty node takes 2 workers and no parameter
+    // server, though it would take 3 parameter servers alone, and the CPU node takes 2 of them.
+    const cluster = new ClusterState({ nodes: nodesOf([{ gpuType: 'A', gpus: 8, cores: 32 }, { gpuType: 'A', gpus: 8, cores: 32 }, { gpuType: null, gpus: 0, cores: 5 }]) });
+    const worker = { role: 'worker' as const, demand: { gpus: 1, gpuMilli: 1000, cpuMilli: 16_000, memMiB: 1024 } };
+    const ps = { role: 'ps' as const, demand: PS_DEMAND };
+    const gang: PlacementRequest = { jobId: 'g', gpuTypes: [], replicas: [worker, worker, ps, ps, ps] };
+    const indexed = packPlacement.place(new CapacityScratch(cluster), gang);
+    expect(indexed).toEqual(packPlacement.place(new ScanningScratch(cluster), gang));
+    // The most replicas a node takes is 2, and of those taking 2 the CPU node is left with the least GPU.
+    expect(indexed!.map((t) => `${t.role}@${t.nodeIndex}`).sort()).toEqual(['ps@1', 'ps@2', 'ps@2', 'worker@0', 'worker@0']);
+  });
+
   it('answers for the cluster as it is now after tasks end and nodes return', () => {
     const cluster = new ClusterState({ nodes: nodesOf([{ gpuType: 'A', gpus: 8, cores: 64 }, { gpuType: 'A', gpus: 8, cores: 64 }]) });
-    const one = { demand: { gpus: 4, gpuMilli: 1000, cpuMilli: 1000, memMiB: 1024 }, replicas: 1, gpuTypes: [], ps: false };
+    const one = { demand: { gpus: 4, gpuMilli: 1000, cpuMilli: 1000, memMiB: 1024 }, replicas: 1, gpuTypes: [], ps: 0 };
     const first = packPlacement.place(new CapacityScratch(cluster), requestOf('a', one))!;
     cluster.allocate('a', first);
     // Best fit: the next 4-GPU task goes to the same, fuller node.

@@ -251,9 +251,17 @@ function bestNode(
     if (cpuOnlyRemaining === 0 || bestCount > cpuOnlyRemaining) return best;
     // A node without room for a GPU replica takes at most the CPU-only ones: it could still win or
     // tie. Every node not scored above that could take a GPU replica takes fewer than the best so
-    // far (the scan stopped, or skipped it, on that bound), so a node here wins or ties only with
-    // at least that many CPU-only replicas (at least one): only nodes with the CPU of that many of
-    // the smallest can.
+    // far (the scan stopped, or skipped it, on that bound) or scores as the empty node of its kind
+    // scored above, so a node here wins or ties only with at least that many CPU-only replicas (at
+    // least one): only nodes with the CPU of that many of the smallest can.
+    const cpuOnly = open.filter((group) => group.demand.gpus === 0);
+    if (cpuOnly.length === 1) {
+      // One CPU-only shape: the best node taking no GPU replica, found as for one shape.
+      const gpuGroups = open.filter((group) => group.demand.gpus > 0);
+      const node = bestWithoutGpus(scratch, cpuOnly[0]!, gpuGroups, gpuTypes, Math.max(1, bestCount));
+      if (node !== null) consider(node);
+      return best;
+    }
     let minCpuOnlyMilli = Infinity;
     for (const group of open) if (group.demand.gpus === 0) minCpuOnlyMilli = Math.min(minCpuOnlyMilli, group.demand.cpuMilli);
     scratch.forEachWithFree(scratch.fitGroups(false, gpuTypes), 0, Math.max(1, bestCount) * minCpuOnlyMilli, (i) => {
@@ -337,6 +345,36 @@ function bestOfOneShape(scratch: CapacityScratch, group: ReplicaGroup, gpuTypes:
   if (most === 0) return null;
   const takesMost = (i: number): boolean => scoreOneShape(scratch, i, group, gpuTypes) >= most;
   return scratch.bestFit(groups, most * needGpuMilli, most * demand.cpuMilli, takesMost, minGpuRoom(demand, most));
+}
+
+/**
+ * Of the nodes that take no replica of `gpuGroups`, the one taking the most replicas of `group` (at
+ * least `least`), first in fit-key order among those taking as many (what it has left is its free
+ * GPU capacity and its CPU less the same amount), or null: the most found by asking the fit index
+ * for a node taking one more than the most so far until none does, as bestOfOneShape does.
+ */
+function bestWithoutGpus(scratch: CapacityScratch, group: ReplicaGroup, gpuGroups: readonly ReplicaGroup[], gpuTypes: readonly string[], least: number): number | null {
+  const { demand } = group;
+  const groups = scratch.fitGroups(false, gpuTypes);
+  const takesNoGpuReplica = (i: number): boolean => {
+    for (const gpuGroup of gpuGroups) if (nodeAllows(scratch.nodes[i]!, gpuGroup.demand, gpuTypes) && scratch.fitsOne(i, gpuGroup.demand)) return false;
+    return true;
+  };
+  let most = least - 1;
+  // At most `remaining` rounds, each ending at its first better node.
+  for (let better = true; better && most < group.remaining; ) {
+    better = false;
+    scratch.forEachWithFree(groups, 0, (most + 1) * demand.cpuMilli, (i) => {
+      if (!takesNoGpuReplica(i)) return false;
+      const count = scoreOneShape(scratch, i, group, gpuTypes);
+      if (count <= most) return false;
+      most = count;
+      return (better = true);
+    });
+  }
+  if (most < least) return null;
+  const takesMost = (i: number): boolean => takesNoGpuReplica(i) && scoreOneShape(scratch, i, group, gpuTypes) >= most;
+  return scratch.bestFit(groups, 0, most * demand.cpuMilli, takesMost);
 }
 
 /** The first node in fit-key order that takes every remaining replica of the open groups, or null. */
