@@ -55,6 +55,14 @@ const change = fc.record({
   cpuMilli: fc.oneof(fc.integer({ min: 0, max: 96_000 }), fc.constantFrom(0, 64_000, 96_000), fc.double({ min: 0, max: 96_000, noNaN: true })),
 });
 
+/** Few removals over more nodes: a TouchedFit often outgrows its small form into a full index. */
+const growing = fc.record({
+  node: fc.integer({ min: 0, max: 299 }),
+  remove: fc.integer({ min: 0, max: 9 }).map((k) => k === 0),
+  gpuMilli: fc.oneof(fc.integer({ min: 0, max: 8000 }), fc.constantFrom(0, 1000, 2000, 8000)),
+  cpuMilli: fc.oneof(fc.integer({ min: 0, max: 96_000 }), fc.constantFrom(0, 64_000, 96_000)),
+});
+
 const query = fc.record({
   group: fc.constantFrom('a', 'b', ''),
   minGpu: fc.oneof(fc.integer({ min: 0, max: 8200 }), fc.double({ min: 0, max: 8200, noNaN: true })),
@@ -68,12 +76,15 @@ describe.each([
 ])('%s', (_, make) => {
   it('scans and walks the nodes in (free GPU, free CPU, index) order, as a sorted list of keys does', () => {
     const groupOf = (i: number): string => (i % 7 === 0 ? '' : i % 3 === 0 ? 'b' : 'a');
+    let large = 0;
     fc.assert(
-      fc.property(fc.array(change, { maxLength: 400 }), fc.array(query, { minLength: 1, maxLength: 10 }), (changes, queries) => {
+      // Changes of either kind: nodes coming and going, or the index growing past a TouchedFit's small form.
+      fc.property(fc.oneof(fc.array(change, { maxLength: 400 }), fc.array(growing, { minLength: 150, maxLength: 400 })), fc.array(query, { minLength: 1, maxLength: 10 }), (changes, queries) => {
         const index = make(groupOf);
         const { keys } = applyChanges(index, changes);
+        if (keys.size > 128) large++;
         expect(index.size).toBe(keys.size);
-        for (let i = 0; i < 200; i++) expect(index.has(i)).toBe(keys.has(i));
+        for (let i = 0; i < 300; i++) expect(index.has(i)).toBe(keys.has(i));
         expect([...index.groups()].sort()).toEqual([...new Set([...keys.keys()].map(groupOf))].sort());
         for (const q of queries) {
           const all = sortedKeys(keys, groupOf, q.group);
@@ -84,6 +95,8 @@ describe.each([
       }),
       { numRuns: 300 },
     );
+    // Indexes past a TouchedFit's small form were among them.
+    expect(large).toBeGreaterThan(0);
   });
 });
 
@@ -91,13 +104,6 @@ describe('TouchedFit.scanGroups', () => {
   it('finds for a best-fit visitor the node first in key order among the groups that it takes, as a scan of each group does', () => {
     const groupOf = (i: number): string => (i % 7 === 0 ? '' : i % 3 === 0 ? 'b' : 'a');
     const groupLists = fc.constantFrom<string[]>(['a'], ['a', 'b'], ['b', 'a'], ['a', 'b', ''], ['']);
-    // Few removals over more nodes: the list often outgrows the small form into a full index.
-    const growing = fc.record({
-      node: fc.integer({ min: 0, max: 299 }),
-      remove: fc.integer({ min: 0, max: 9 }).map((k) => k === 0),
-      gpuMilli: fc.oneof(fc.integer({ min: 0, max: 8000 }), fc.constantFrom(0, 1000, 2000, 8000)),
-      cpuMilli: fc.oneof(fc.integer({ min: 0, max: 96_000 }), fc.constantFrom(0, 64_000, 96_000)),
-    });
     let full = 0;
     fc.assert(
       fc.property(fc.array(growing, { minLength: 100, maxLength: 400 }), fc.array(fc.record({ query, groups: groupLists, taken: fc.integer({ min: 1, max: 5 }) }), { minLength: 1, maxLength: 10 }), (changes, queries) => {
