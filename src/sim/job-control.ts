@@ -3,7 +3,7 @@ import { InvariantError } from '../errors.js';
 import type { AuxTask, Eviction, TaskPlacement } from '../model/allocation.js';
 import type { ClusterState } from '../model/cluster-state.js';
 import { restartSteps, saveBlockS, type CheckpointCosts } from '../model/checkpoint.js';
-import { firstRepeatedId, idsKnownUnique } from '../model/job-ids.js';
+import { firstRepeatedId } from '../model/job-ids.js';
 import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
 import { isRecoveryPause, type PauseStep } from '../model/pause.js';
 import { demandIn, EMPTY_SHAPE, replicasIn, shapeOfTasks } from '../model/shape.js';
@@ -96,15 +96,15 @@ export class JobControl {
     this.starvation = new CpuStarvationMeter(setup.cluster, { periodS: setup.scenario.params.samplePeriodS });
     this.waits = new WaitLedger(setup.jobs.length, setup.jobs[0]?.spec.submitS ?? 0);
     this.allJobs = setup.jobs;
-    // The ids are looked at again unless these are the jobs of a list found to have unique ids.
+    // Runtimes of the scenario's own list, in order, are checked as that list (at once when it was found unique before).
     const specs = setup.scenario.jobs;
-    let checked = specs.length === setup.jobs.length && idsKnownUnique(specs);
+    let ownList = specs.length === setup.jobs.length;
     for (let index = 0; index < setup.jobs.length; index++) {
       const job = setup.jobs[index]!;
-      checked &&= job.spec === specs[index];
+      ownList &&= job.spec === specs[index];
       job.arrivalIndex = index;
     }
-    const repeated = checked ? null : firstRepeatedId(setup.jobs.map((job) => job.spec));
+    const repeated = firstRepeatedId(ownList ? specs : setup.jobs.map((job) => job.spec));
     if (repeated !== null) throw new InvariantError(`duplicate job id ${repeated}`);
   }
 

@@ -258,7 +258,11 @@ function bestNode(
     if (cpuOnly.length === 1) {
       // One CPU-only shape: the best node taking no GPU replica, found as for one shape.
       const gpuGroups = open.filter((group) => group.demand.gpus > 0);
-      const node = bestWithoutGpus(scratch, cpuOnly[0]!, gpuGroups, gpuTypes, Math.max(1, bestCount));
+      const takesNoGpuReplica = (i: number): boolean => {
+        for (const gpuGroup of gpuGroups) if (nodeAllows(scratch.nodes[i]!, gpuGroup.demand, gpuTypes) && scratch.fitsOne(i, gpuGroup.demand)) return false;
+        return true;
+      };
+      const node = bestCpuOnly(scratch, cpuOnly[0]!, gpuTypes, Math.max(1, bestCount), takesNoGpuReplica);
       if (node !== null) consider(node);
       return best;
     }
@@ -306,66 +310,51 @@ function mostReplicas(open: readonly ReplicaGroup[], gpuMilli: number, cpuMilli 
 /**
  * The best node for replicas of one shape when none takes them all. It takes the most replicas any
  * node takes (`most`): for a GPU shape found from the most free GPU capacity down until no node left
- * could take more, for a shape without GPUs by asking the fit index for a node taking one more
- * replica than the most so far (nodes with less CPU passed over) until none does. Among the nodes
- * taking `most`, what each has left is its free GPU capacity and CPU less the same amounts, so the
- * least left is the first in fit-key order: read from the fit index instead of scoring every node
- * that takes as many.
+ * could take more, for a shape without GPUs as bestCpuOnly finds it. Among the nodes taking `most`,
+ * what each has left is its free GPU capacity and CPU less the same amounts, so the least left is
+ * the first in fit-key order: read from the fit index instead of scoring every node that takes as many.
  */
 function bestOfOneShape(scratch: CapacityScratch, group: ReplicaGroup, gpuTypes: readonly string[]): number | null {
   const { demand } = group;
-  const groups = scratch.fitGroups(demand.gpus > 0, gpuTypes);
+  if (demand.gpus === 0) return bestCpuOnly(scratch, group, gpuTypes, 1, ANY_NODE);
+  const groups = scratch.fitGroups(true, gpuTypes);
   const needGpuMilli = minFreeGpuMilli(demand);
   let most = 0;
-  if (demand.gpus > 0) {
-    const open = [group];
-    // Nodes without the CPU of one replica are not walked (see bestNode).
-    walkDown(
-      scratch,
-      groups,
-      (gpuMilli, cpuMilli, i) => {
-        if (gpuMilli < needGpuMilli || mostReplicas(open, gpuMilli) <= most) return true;
-        if (mostReplicas(open, gpuMilli, cpuMilli) > most) most = Math.max(most, scoreOneShape(scratch, i, group, gpuTypes));
-        return false;
-      },
-      demand.cpuMilli,
-    );
-  } else {
-    // At most `remaining` - 1 rounds (no node takes them all), each ending at its first better node.
-    for (let better = true; better && most < group.remaining; ) {
-      better = false;
-      scratch.forEachWithFree(groups, 0, (most + 1) * demand.cpuMilli, (i) => {
-        const count = scoreOneShape(scratch, i, group, gpuTypes);
-        if (count <= most) return false;
-        most = count;
-        return (better = true);
-      });
-    }
-  }
+  const open = [group];
+  // Nodes without the CPU of one replica are not walked (see bestNode).
+  walkDown(
+    scratch,
+    groups,
+    (gpuMilli, cpuMilli, i) => {
+      if (gpuMilli < needGpuMilli || mostReplicas(open, gpuMilli) <= most) return true;
+      if (mostReplicas(open, gpuMilli, cpuMilli) > most) most = Math.max(most, scoreOneShape(scratch, i, group, gpuTypes));
+      return false;
+    },
+    demand.cpuMilli,
+  );
   if (most === 0) return null;
   const takesMost = (i: number): boolean => scoreOneShape(scratch, i, group, gpuTypes) >= most;
   return scratch.bestFit(groups, most * needGpuMilli, most * demand.cpuMilli, takesMost, minGpuRoom(demand, most));
 }
 
+const ANY_NODE = (): boolean => true;
+
 /**
- * Of the nodes that take no replica of `gpuGroups`, the one taking the most replicas of `group` (at
- * least `least`), first in fit-key order among those taking as many (what it has left is its free
- * GPU capacity and its CPU less the same amount), or null: the most found by asking the fit index
- * for a node taking one more than the most so far until none does, as bestOfOneShape does.
+ * Of the nodes `eligible` takes, the one taking the most replicas of `group`, a shape without GPUs
+ * (at least `least`), first in fit-key order among those taking as many (what each has left is its
+ * free GPU capacity and its CPU less the same amount), or null. The most is found by asking the fit
+ * index for a node taking one more replica than the most so far (nodes with less CPU passed over)
+ * until none does.
  */
-function bestWithoutGpus(scratch: CapacityScratch, group: ReplicaGroup, gpuGroups: readonly ReplicaGroup[], gpuTypes: readonly string[], least: number): number | null {
+function bestCpuOnly(scratch: CapacityScratch, group: ReplicaGroup, gpuTypes: readonly string[], least: number, eligible: (nodeIndex: number) => boolean): number | null {
   const { demand } = group;
   const groups = scratch.fitGroups(false, gpuTypes);
-  const takesNoGpuReplica = (i: number): boolean => {
-    for (const gpuGroup of gpuGroups) if (nodeAllows(scratch.nodes[i]!, gpuGroup.demand, gpuTypes) && scratch.fitsOne(i, gpuGroup.demand)) return false;
-    return true;
-  };
   let most = least - 1;
   // At most `remaining` rounds, each ending at its first better node.
   for (let better = true; better && most < group.remaining; ) {
     better = false;
     scratch.forEachWithFree(groups, 0, (most + 1) * demand.cpuMilli, (i) => {
-      if (!takesNoGpuReplica(i)) return false;
+      if (!eligible(i)) return false;
       const count = scoreOneShape(scratch, i, group, gpuTypes);
       if (count <= most) return false;
       most = count;
@@ -373,7 +362,7 @@ function bestWithoutGpus(scratch: CapacityScratch, group: ReplicaGroup, gpuGroup
     });
   }
   if (most < least) return null;
-  const takesMost = (i: number): boolean => takesNoGpuReplica(i) && scoreOneShape(scratch, i, group, gpuTypes) >= most;
+  const takesMost = (i: number): boolean => eligible(i) && scoreOneShape(scratch, i, group, gpuTypes) >= most;
   return scratch.bestFit(groups, 0, most * demand.cpuMilli, takesMost);
 }
 
