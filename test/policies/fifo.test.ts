@@ -1,6 +1,15 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CapacityScratch } from '../../src/model/capacity.js';
+import { firstFitPlacement } from '../../src/policies/placement/first-fit.js';
+import { packPlacement } from '../../src/policies/placement/pack.js';
+import { spreadPlacement } from '../../src/policies/placement/spread.js';
+import { topologyPlacement } from '../../src/policies/placement/topology.js';
+import { createFifo } from '../../src/policies/scheduling/fifo.js';
+import { placementRequestOf, type JobView, type PlacementPolicy, type SchedulingAction, type WaitExplainer } from '../../src/policies/types.js';
 import { simulate } from '../../src/sim/simulation.js';
 import { batchJob, gpuCluster, scenarioOf } from '../helpers.js';
+import { PassDriver, stepArb, type FakeJob } from './pass-steps.js';
 
 function startTimes(result: ReturnType<typeof simulate>): Record<string, number | null> {
   return Object.fromEntries(result.jobs.map((j) => [j.spec.id, j.firstStartS]));
@@ -59,4 +68,53 @@ describe('fifo with backfilling', () => {
     const viaOption = simulate(scenarioOf(gpuCluster(2, 8), jobs, { policies: { scheduling: { name: 'fifo', options: { backfill: true } } } }), { checkInvariants: true });
     expect(startTimes(viaOption)).toEqual({ big: 0, gang: 100, small: 20 });
   });
+});
+
+/** Strict FIFO as a plain walk: every pass tries the queue from its head and stops at the first job that does not fit. */
+function headFirst(queued: readonly FakeJob[], placement: PlacementPolicy, scratch: CapacityScratch): { actions: SchedulingAction[]; blocked: FakeJob | null } {
+  const actions: SchedulingAction[] = [];
+  for (const job of queued) {
+    const tasks = placement.place(scratch, placementRequestOf(job.request));
+    if (tasks === null) return { actions, blocked: job };
+    actions.push({ kind: 'start', jobId: job.request.id, tasks });
+  }
+  return { actions, blocked: null };
+}
+
+describe('fifo: a blocked head is not tried again until a node it could use grows', () => {
+  // Tries saved over all runs of a placement: the property must meet blocked heads it skips.
+  const saved = new Map<string, number>();
+  for (const placement of [packPlacement, spreadPlacement, topologyPlacement, firstFitPlacement]) {
+    it(`starts exactly the jobs a walk from the head starts, pass after pass, and diagnoses the blocked head at each (${placement.name})`, () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 8 }), fc.array(stepArb, { minLength: 1, maxLength: 40 }), (nodeCount, steps) => {
+          const driver = new PassDriver(nodeCount);
+          const fifo = createFifo();
+          let tries = 0;
+          const counted: PlacementPolicy = { ...placement, place: (scratch, request) => (tries++, placement.place(scratch, request)) };
+          let diagnosed: string[] = [];
+          const why = {
+            unplaced: (job: JobView) => (diagnosed.push(job.request.id), 'no-gpus'),
+            others: () => {},
+          } as unknown as WaitExplainer;
+          for (const step of [...steps, { kind: 'pass' as const }]) {
+            if (step.kind !== 'pass') driver.apply(step);
+            const expected = headFirst(driver.queued, placement, new CapacityScratch(driver.cluster));
+            const walkTries = expected.actions.length + (expected.blocked === null ? 0 : 1);
+            tries = 0;
+            diagnosed = [];
+            const actual = fifo.schedule({ ...driver.context(counted), why });
+            expect(actual).toEqual(expected.actions);
+            expect(diagnosed).toEqual(expected.blocked === null ? [] : [expected.blocked.request.id]);
+            expect(tries).toBeLessThanOrEqual(walkTries);
+            saved.set(placement.name, (saved.get(placement.name) ?? 0) + walkTries - tries);
+            driver.startAll(actual);
+          }
+        }),
+        { numRuns: 250 },
+      );
+      // Only a placement complete for identical replicas lets a failed head stand for its next tries.
+      expect((saved.get(placement.name) ?? 0) > 0).toBe(placement.completeForIdentical === true);
+    });
+  }
 });

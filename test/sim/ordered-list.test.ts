@@ -101,4 +101,22 @@ describe('ordered list walk', () => {
     list.push('f');
     expect(walk.next().done).toBe(true);
   });
+
+  it('reads the same items however often what values() gave is read, each read walking on its own', () => {
+    const list = new OrderedList<string>();
+    for (const item of ['a', 'b', 'c']) list.push(item);
+    list.delete('b');
+    const items = list.values();
+    // Two iterators asked for before either is read: neither moves the other.
+    const first = items[Symbol.iterator]();
+    const second = items[Symbol.iterator]();
+    expect(first.next().value).toBe('a');
+    expect([...{ [Symbol.iterator]: () => second }]).toEqual(['a', 'c']);
+    expect(first.next().value).toBe('c');
+    expect(first.next().done).toBe(true);
+    // Read again after a read that stopped early, and after one that ran to the end.
+    for (const item of items) if (item === 'a') break;
+    expect([...items]).toEqual(['a', 'c']);
+    expect([...items]).toEqual(['a', 'c']);
+  });
 });

@@ -1,6 +1,9 @@
+import type { TaskPlacement } from '../../model/allocation.js';
 import type { CapacityScratch } from '../../model/capacity.js';
+import type { JobRequest } from '../../model/job-spec.js';
 import { NO_ACTIONS, placementRequestOf, type JobView, type PlainSchedulingPolicy, type SchedulingAction, type SchedulingContext } from '../types.js';
-import { ShapeQueue } from './shape-queue.js';
+import { fitsSomeGrown } from './grown-nodes.js';
+import { identicalReplicas, ShapeQueue } from './shape-queue.js';
 
 /** How `fifo` treats a job that does not fit. */
 export interface FifoOptions {
@@ -24,6 +27,22 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
     const queue = new ShapeQueue<JobView>((job, tie) => [job.queuePosition, tie]);
     return { name: 'fifo-backfill', schedule: (context) => queue.backfill(context) };
   }
+  // The head that failed on the whole free capacity (the first try of a pass) and the cluster's
+  // growth mark then: a gang of identical replicas under a placement complete for them fails again
+  // until some node it could use gains capacity (see ShapeQueue), so its tries in between are
+  // skipped. Its wait is still diagnosed at every pass.
+  let blockedJob: JobView | null = null;
+  let blockedRequest: JobRequest | null = null;
+  let blockedMark = 0;
+  /** True when the job is the blocked head, asking for the same, and no node grown since could take one of its replicas. */
+  const stillBlocked = (context: SchedulingContext, scratch: CapacityScratch, job: JobView): boolean => {
+    if (job !== blockedJob || job.request !== blockedRequest) return false;
+    const { cluster } = context;
+    const mark = cluster.growthCount;
+    if (mark !== blockedMark && fitsSomeGrown(cluster, scratch, cluster.grownNodesSince(blockedMark), job.request.gpuTypes, job.request.roles)) return false;
+    blockedMark = mark;
+    return true;
+  };
   return {
     name: 'fifo',
     schedule(context: SchedulingContext): readonly SchedulingAction[] {
@@ -34,13 +53,23 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
       for (const job of context.queuedInOrder()) {
         scratch ??= context.scratch();
         const request = placementRequestOf(job.request);
-        const tasks = context.placement.place(scratch, request);
+        // Only the pass's first try sees the whole free capacity (later ones see what the pass's starts left).
+        const first: boolean = actions === null;
+        const skipped: boolean = first && stillBlocked(context, scratch, job);
+        const tasks: TaskPlacement[] | null = skipped ? null : context.placement.place(scratch, request);
         if (tasks === null) {
+          if (first && !skipped) {
+            const blocks = context.placement.completeForIdentical === true && identicalReplicas(job.request);
+            blockedJob = blocks ? job : null;
+            blockedRequest = blocks ? job.request : null;
+            blockedMark = context.cluster.growthCount;
+          }
           // Every job behind the head waits for it.
           context.why?.unplaced(job, scratch, request);
           context.why?.others('head-of-line', job);
           break;
         }
+        if (job === blockedJob) blockedJob = blockedRequest = null;
         const start: SchedulingAction = { kind: 'start', jobId: job.request.id, tasks };
         if (actions === null) actions = [start];
         else actions.push(start);
