@@ -1,6 +1,7 @@
 import type { FaultEffect, FaultType } from '../src/faults/catalog.js';
 import type { ClusterSpec, NodeSpec } from '../src/model/cluster-spec.js';
 import type { CheckpointSpec, ElasticSpec, JobSpec, ReplicaDemand, RoleSpec } from '../src/model/job-spec.js';
+import type { Decision } from '../src/policies/decision.js';
 import type { PolicyHandle } from '../src/policies/registry.js';
 import type { RunSummary } from '../src/metrics/summary.js';
 import { DEFAULT_SIM_PARAMS, type Scenario } from '../src/scenario/scenario.js';
@@ -168,4 +169,13 @@ export function uniformSummary(n: number, fields: Partial<RunSummary> = {}): Run
     perf: { wallS: n, eventsPerS: n },
     ...fields,
   };
+}
+
+/** Decisions without the job views their starts may carry: for comparing the decisions of separate runs, or a policy's with a reference's. */
+export function withoutViews(decisions: readonly Decision[]): Decision[] {
+  return decisions.map((decision) => {
+    if (decision.kind !== 'start' || decision.job === undefined) return decision;
+    const { job: _view, ...plain } = decision;
+    return plain;
+  });
 }

@@ -14,8 +14,12 @@ export type ReshapePause = 'none' | 'restart' | 'checkpoint-restore';
  * starts, so a plan may reuse what it frees. A batch names each job at most once.
  */
 export type Decision =
-  /** Start a queued job on these tasks: its requested replicas, or for an elastic job any allowed count. */
-  | { readonly kind: 'start'; readonly jobId: string; readonly tasks: readonly TaskPlacement[] }
+  /**
+   * Start a queued job on these tasks: its requested replicas, or for an elastic job any allowed
+   * count. `job`: the view of it the policy was given, when at hand (the simulation then finds the
+   * job without looking its id up; a view of another job is a policy bug).
+   */
+  | { readonly kind: 'start'; readonly jobId: string; readonly tasks: readonly TaskPlacement[]; readonly job?: object }
   /** Change a running job's tasks at its roles' demands (tasks to remove are ones it holds); training pauses `resizePause`. */
   | {
       readonly kind: 'resize';

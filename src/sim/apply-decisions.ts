@@ -12,14 +12,15 @@ import type { JobRuntime } from './job-runtime.js';
  */
 export function applyDecisions(control: JobControl, decisions: readonly Decision[], by: string): void {
   control.decidedBy = by;
-  // A batch of one decision cannot name a job twice: no set of names is kept for it.
-  const touched = decisions.length > 1 ? new Set<string>() : null;
-  const claim = (jobId: string): JobRuntime => {
+  // A batch of one decision cannot name a job twice: no set of jobs is kept for it.
+  const touched = decisions.length > 1 ? new Set<JobRuntime>() : null;
+  const claim = (jobId: string, view?: object): JobRuntime => {
+    const job = control.jobNamed(jobId, view);
     if (touched !== null) {
-      if (touched.has(jobId)) throw new InvariantError(`${by}: two decisions for job ${jobId}`);
-      touched.add(jobId);
+      if (touched.has(job)) throw new InvariantError(`${by}: two decisions for job ${jobId}`);
+      touched.add(job);
     }
-    return control.job(jobId);
+    return job;
   };
   // Resized and reshaped jobs, kept between the removals and the additions (made only for such a decision).
   let jobs: Map<Decision, JobRuntime> | null = null;
@@ -29,7 +30,7 @@ export function applyDecisions(control: JobControl, decisions: readonly Decision
     if (decision.kind !== 'preempt') continue;
     if (preemptor === undefined) {
       const start = decisions.find((d) => d.kind === 'start');
-      preemptor = start === undefined ? undefined : control.job(start.jobId);
+      preemptor = start === undefined ? undefined : control.jobNamed(start.jobId, start.job);
     }
     control.preempt(claim(decision.jobId), decision.reclaim === true, preemptor);
   }
@@ -69,5 +70,5 @@ export function applyDecisions(control: JobControl, decisions: readonly Decision
     if (decision.kind === 'resize') control.finishResize(jobs!.get(decision)!);
     else if (decision.kind === 'reshape-role') control.finishReshape(jobs!.get(decision)!, decision.pause, isPsMigration(decision));
   }
-  for (const decision of decisions) if (decision.kind === 'start') control.start(claim(decision.jobId), decision.tasks);
+  for (const decision of decisions) if (decision.kind === 'start') control.start(claim(decision.jobId, decision.job), decision.tasks);
 }

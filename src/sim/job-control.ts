@@ -165,6 +165,18 @@ export class JobControl {
     return job;
   }
 
+  /**
+   * The job a decision names by `jobId`, given the policy's `view` of it when the decision carries
+   * one: a view that is this run's job is taken as it is, without looking its id up (an
+   * InvariantError when its id is another); any other view, or none, is looked up by id.
+   */
+  jobNamed(jobId: string, view?: object): JobRuntime {
+    const job = view as JobRuntime | undefined;
+    if (job === undefined || this.allJobs[job.arrivalIndex] !== job) return this.job(jobId);
+    if (job.spec.id !== jobId) throw new InvariantError(`${this.decidedBy}: a decision for job ${jobId} carries the view of job ${job.spec.id}`);
+    return job;
+  }
+
   /** The job with this id, or undefined. */
   find(jobId: string): JobRuntime | undefined {
     // A pass starting jobs in queue order names the queue's first job each time.

@@ -5,7 +5,7 @@ import { convergenceStep } from '../../src/model/observations.js';
 import { createOptimus } from '../../src/policies/scheduling/optimus.js';
 import type { PlainSchedulingPolicy } from '../../src/policies/types.js';
 import { Simulation, type SimResult } from '../../src/sim/simulation.js';
-import { gpuCluster, scenarioOf } from '../helpers.js';
+import { gpuCluster, scenarioOf, withoutViews } from '../helpers.js';
 import { createOptimusFullScan } from './optimus-full-scan.js';
 
 const PS: ReplicaDemand = { gpus: 0, gpuMilli: 1000, cpuMilli: 4000, memMiB: 16_384 };
@@ -60,7 +60,7 @@ function recording(policy: PlainSchedulingPolicy, log: string[]): PlainSchedulin
     ...policy,
     schedule: (context) => {
       const actions = policy.schedule(context);
-      log.push(`${context.nowS} ${JSON.stringify(actions)}`);
+      log.push(`${context.nowS} ${JSON.stringify(withoutViews(actions))}`);
       return actions;
     },
   };

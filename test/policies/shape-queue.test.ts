@@ -6,6 +6,7 @@ import { spreadPlacement } from '../../src/policies/placement/spread.js';
 import { topologyPlacement } from '../../src/policies/placement/topology.js';
 import { EMPTY_CLASSES_KEPT, ShapeQueue } from '../../src/policies/scheduling/shape-queue.js';
 import { placementRequestOf, type JobView, type PlacementPolicy, type SchedulingAction } from '../../src/policies/types.js';
+import { withoutViews } from '../helpers.js';
 import { PassDriver, stepArb, type FakeJob } from './pass-steps.js';
 
 /** The pass every backfilling policy used to run: sort the whole queue, try every job in order. */
@@ -32,7 +33,7 @@ describe('ShapeQueue: a backfilling pass over shape classes', () => {
             // A pass after every step: both ways must start the same jobs on the same tasks.
             const expected = walkWholeQueue(driver.queued, placement, new CapacityScratch(driver.cluster));
             const actual = queue.backfill(driver.context(placement));
-            expect(actual).toEqual(expected);
+            expect(withoutViews(actual)).toEqual(expected);
             driver.startAll(actual);
           }
         }),

@@ -44,6 +44,23 @@ describe('job lookup by id', () => {
     expect(control.find('zz')).toBeUndefined();
   });
 
+  it("takes a decision's view when it is the run's job of that id, looks any other view up by id, and refuses a view of another job", () => {
+    const { jobs, make } = setup(['a', 'b', 'c']);
+    const control = make();
+    for (const job of jobs) control.arrive(job);
+    // The run's own job: taken as it is.
+    expect(control.jobNamed('b', jobs[1])).toBe(jobs[1]);
+    // A view that is not one of the run's jobs (another run's, a wrapper): looked up by id.
+    const other = setup(['b']).jobs[0]!;
+    expect(control.jobNamed('b', other)).toBe(jobs[1]);
+    expect(control.jobNamed('c', { request: { id: 'c' } })).toBe(jobs[2]);
+    expect(control.jobNamed('a')).toBe(jobs[0]);
+    // The run's job under another job's id: the policy's error.
+    control.decidedBy = 'p';
+    expect(() => control.jobNamed('a', jobs[2])).toThrow(/p: a decision for job a carries the view of job c/);
+    expect(() => control.jobNamed('zz', { request: { id: 'zz' } })).toThrow(/unknown job zz/);
+  });
+
   it('refuses two jobs with one id', () => {
     const { make } = setup(['a', 'b', 'a']);
     expect(make).toThrow(/duplicate job id a/);

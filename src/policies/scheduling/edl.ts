@@ -183,12 +183,12 @@ function startQueued(plan: EdlPlan, queue: QueueHead): boolean {
     const gang = placementRequestOf(request, request.elastic ? bounds.min : undefined);
     const tasks = plan.scratch.place(gang);
     if (tasks !== null) {
-      plan.addStart(request, bounds, tasks);
+      plan.addStart(request, bounds, tasks, view);
       queue.advance();
       changed = true;
       continue;
     }
-    if (!startWithDonors(plan, request, bounds, gang)) break;
+    if (!startWithDonors(plan, view, bounds, gang)) break;
     queue.advance();
     changed = true;
   }
@@ -207,7 +207,8 @@ interface DonatedUnit {
  * min). Works on a copy of the plan's scratch; commits only when the job fits, and then gives back
  * units that turned out not to be needed. Returns false (changing nothing) when donors cannot free enough.
  */
-function startWithDonors(plan: EdlPlan, request: JobRequest, bounds: TrainerBounds, gang: PlacementRequest): boolean {
+function startWithDonors(plan: EdlPlan, view: JobView, bounds: TrainerBounds, gang: PlacementRequest): boolean {
+  const { request } = view;
   if (!plan.anyDonor() || !plan.donorsCouldFree(gang)) return false;
   const trial = plan.scratch.fork();
   const given = new Map<JobPlan, number>();
@@ -236,7 +237,7 @@ function startWithDonors(plan: EdlPlan, request: JobRequest, bounds: TrainerBoun
   if (tasks === null) throw new InvariantError(`edl: job ${request.id} no longer fits after its donors gave their units`);
   plan.adoptScratch(committed);
   for (const unit of needed) plan.commitRemoval(unit);
-  plan.addStart(request, bounds, tasks);
+  plan.addStart(request, bounds, tasks, view);
   return true;
 }
 
@@ -385,6 +386,8 @@ class JobPlan {
   /** Task groups added in this pass, oldest first; for a starting job the first is its whole start gang. */
   readonly added: TaskPlacement[][] = [];
   workers: number;
+  /** A starting job's view, as the policy was given it. */
+  startView: JobView | undefined = undefined;
 
   constructor(
     readonly request: JobRequest,
@@ -485,8 +488,10 @@ class EdlPlan {
     return this.order.filter((j) => j.elastic);
   }
 
-  addStart(request: JobRequest, bounds: TrainerBounds, tasks: TaskPlacement[]): void {
+  /** A queued job starts on `tasks` (`view`: the policy's view of it, which its start carries). */
+  addStart(request: JobRequest, bounds: TrainerBounds, tasks: TaskPlacement[], view: JobView): void {
     const job = new JobPlan(request, bounds, true, []);
+    job.startView = view;
     job.added.push(tasks);
     job.workers = tasks.filter((t) => t.role === 'worker').length;
     this.load.add(usageOf(tasks), 1);
@@ -576,7 +581,7 @@ class EdlPlan {
       const add = job.added.flat();
       const remove = job.removedUnits.flat();
       if (job.starting) {
-        starts.push({ kind: 'start', jobId: job.request.id, tasks: add });
+        starts.push({ kind: 'start', jobId: job.request.id, tasks: add, job: job.startView });
       } else if (add.length > 0 || remove.length > 0) {
         if (add.length > 0 && remove.length > 0) throw new InvariantError(`edl: job ${job.request.id} would both grow and shrink`);
         resizes.push({ kind: 'resize', jobId: job.request.id, add, remove });

@@ -70,7 +70,7 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
           break;
         }
         if (job === blockedJob) blockedJob = blockedRequest = null;
-        const start: SchedulingAction = { kind: 'start', jobId: job.request.id, tasks };
+        const start: SchedulingAction = { kind: 'start', jobId: job.request.id, tasks, job };
         if (actions === null) actions = [start];
         else actions.push(start);
       }

@@ -349,7 +349,7 @@ function planRound(context: SchedulingContext, queue: OptimusQueue, memory: Know
   for (const job of planned) {
     if (job.running || job.target === null) continue;
     const tasks = placeShrinking(index, job, job.target, { ps: 1, workers: job.alloc.minWorkers }, []);
-    if (tasks !== null) actions.push({ kind: 'start', jobId: job.view.request.id, tasks });
+    if (tasks !== null) actions.push({ kind: 'start', jobId: job.view.request.id, tasks, job: job.view });
   }
   for (const job of planned) {
     if (!job.running || job.target === null) continue;

@@ -72,7 +72,7 @@ export function reclaimForHighPriority(context: SchedulingContext, locked: Reado
       spotGpus -= victim.gpus;
       preemptions.push({ kind: 'preempt', jobId: victim.request.id, reclaim: true });
     }
-    starts.push({ kind: 'start', jobId: job.request.id, tasks });
+    starts.push({ kind: 'start', jobId: job.request.id, tasks, job });
   }
   return [...preemptions, ...starts];
 }

@@ -126,7 +126,7 @@ export class ShapeQueue<V extends JobView> {
       this.walk.delete(jobKey);
       shape.nextKey = null;
       if (tasks !== null) {
-        const start: SchedulingAction = { kind: 'start', jobId: job.request.id, tasks };
+        const start: SchedulingAction = { kind: 'start', jobId: job.request.id, tasks, job };
         if (actions === null) actions = [start];
         else actions.push(start);
         this.remove(job);

@@ -88,7 +88,7 @@ export class TetrisQueue {
     });
     for (let pick = round.pick(); pick !== null; pick = round.pick()) {
       const job = pick.shape.jobs.get(pick.shape.firstKey!)!;
-      actions.push({ kind: 'start', jobId: job.request.id, tasks: pick.tasks });
+      actions.push({ kind: 'start', jobId: job.request.id, tasks: pick.tasks, job });
       this.remove(job);
     }
     return actions;

@@ -218,7 +218,7 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
       }
       outcome = 'started-after-preempting';
     }
-    starts.push({ kind: 'start', jobId: view.request.id, tasks });
+    starts.push({ kind: 'start', jobId: view.request.id, tasks, job: view });
     const promotion = state.promotions.get(view.request.id);
     if (promotion && promotion.anchorS === null) promotion.anchorS = context.nowS;
     return outcome;
