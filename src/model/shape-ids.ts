@@ -1,4 +1,4 @@
-import type { JobRequest } from './job-spec.js';
+import type { JobRequest, RoleSpec } from './job-spec.js';
 
 /** What decides a gang: a job's kind, allowed GPU models and roles (a request's or a spec's). */
 export type Gang = Pick<JobRequest, 'kind' | 'gpuTypes' | 'roles'>;
@@ -18,6 +18,11 @@ export class ShapeIds {
   private readonly examples: Gang[] = [];
   /** Kinds, role names and GPU models numbered, so that hashing them reads no characters. */
   private readonly names = new Map<string, number>();
+  /**
+   * The last gang numbered for a list of roles (a generated trace's jobs of one shape share one
+   * list): a request with that list, kind and GPU models has its number without hashing.
+   */
+  private readonly byRoles = new WeakMap<readonly RoleSpec[], { readonly kind: Gang['kind']; readonly gpuTypes: readonly string[]; readonly id: number }>();
 
   /** Gangs numbered so far. */
   get size(): number {
@@ -26,6 +31,15 @@ export class ShapeIds {
 
   /** The number of the request's gang (a new one for a gang not seen before). */
   idOf(request: Gang): number {
+    const known = this.byRoles.get(request.roles);
+    if (known !== undefined && known.kind === request.kind && sameList(known.gpuTypes, request.gpuTypes)) return known.id;
+    const id = this.numberOf(request);
+    this.byRoles.set(request.roles, { kind: request.kind, gpuTypes: request.gpuTypes, id });
+    return id;
+  }
+
+  /** The gang's number, from the hash of its fields. */
+  private numberOf(request: Gang): number {
     const hash = this.hashOf(request);
     const listed = this.byHash.get(hash);
     if (listed !== undefined) {
@@ -59,6 +73,14 @@ export class ShapeIds {
     if (id === undefined) this.names.set(name, (id = this.names.size));
     return id;
   }
+}
+
+/** True when two lists of GPU models are the same, in order. */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 }
 
 /** True when two requests ask for the same gang (what ShapeIds numbers alike). */

@@ -43,4 +43,26 @@ describe('ShapeIds', () => {
       { numRuns: 200 },
     );
   });
+
+  it('numbers alike requests that share one list of roles (as a generated trace\'s jobs do) exactly when their gangs are written alike', () => {
+    fc.assert(
+      fc.property(
+        fc.array(request, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.record({ from: fc.nat(), kind: fc.constantFrom('allreduce' as const, 'ps' as const), gpuTypes: fc.constantFrom([], ['V100'], ['V100', 'T4'], ['T4', 'V100']) }), { minLength: 1, maxLength: 60 }),
+        (pool, picks) => {
+          // Each request takes the very roles list of one of the pool's, with a kind and GPU models of its own.
+          const requests = picks.map(({ from, kind, gpuTypes }) => ({ kind, gpuTypes: [...gpuTypes], roles: pool[from % pool.length]!.roles }) as unknown as JobRequest);
+          const ids = new ShapeIds();
+          const numbered = requests.map((r) => ids.idOf(r));
+          // Asked again, in another order: the same numbers.
+          expect([...requests].reverse().map((r) => ids.idOf(r))).toEqual([...numbered].reverse());
+          for (let a = 0; a < requests.length; a++) {
+            for (let b = 0; b < requests.length; b++) expect(numbered[a] === numbered[b]).toBe(shapeSignature(requests[a]!) === shapeSignature(requests[b]!));
+          }
+          expect(ids.size).toBe(new Set(requests.map(shapeSignature)).size);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
