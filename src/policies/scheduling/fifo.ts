@@ -1,7 +1,7 @@
 import type { TaskPlacement } from '../../model/allocation.js';
 import type { CapacityScratch } from '../../model/capacity.js';
 import type { JobRequest } from '../../model/job-spec.js';
-import { NO_ACTIONS, placementRequestOf, type JobView, type PlainSchedulingPolicy, type SchedulingAction, type SchedulingContext } from '../types.js';
+import { NO_ACTIONS, placementRequestOf, type JobView, type PlacementRequest, type PlainSchedulingPolicy, type SchedulingAction, type SchedulingContext } from '../types.js';
 import { fitsSomeGrown } from './grown-nodes.js';
 import { identicalReplicas, ShapeQueue } from './shape-queue.js';
 
@@ -34,6 +34,8 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
   let blockedJob: JobView | null = null;
   let blockedRequest: JobRequest | null = null;
   let blockedMark = 0;
+  /** The blocked head's placement request, used again at each pass it stays at the head (null: none). */
+  let blockedPlacement: PlacementRequest | null = null;
   /** True when the job is the blocked head, asking for the same, and no node grown since could take one of its replicas. */
   const stillBlocked = (context: SchedulingContext, scratch: CapacityScratch, job: JobView): boolean => {
     if (job !== blockedJob || job.request !== blockedRequest) return false;
@@ -52,7 +54,7 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
       let scratch: CapacityScratch | null = null;
       for (const job of context.queuedInOrder()) {
         scratch ??= context.scratch();
-        const request = placementRequestOf(job.request);
+        const request = job === blockedJob && job.request === blockedRequest && blockedPlacement !== null ? blockedPlacement : placementRequestOf(job.request);
         // Only the pass's first try sees the whole free capacity (later ones see what the pass's starts left).
         const first: boolean = actions === null;
         const skipped: boolean = first && stillBlocked(context, scratch, job);
@@ -62,6 +64,7 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
             const blocks = context.placement.completeForIdentical === true && identicalReplicas(job.request);
             blockedJob = blocks ? job : null;
             blockedRequest = blocks ? job.request : null;
+            blockedPlacement = blocks ? request : null;
             blockedMark = context.cluster.growthCount;
           }
           // Every job behind the head waits for it.
@@ -69,7 +72,10 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
           context.why?.others('head-of-line', job);
           break;
         }
-        if (job === blockedJob) blockedJob = blockedRequest = null;
+        if (job === blockedJob) {
+          blockedJob = blockedRequest = null;
+          blockedPlacement = null;
+        }
         const start: SchedulingAction = { kind: 'start', jobId: job.request.id, tasks, job };
         if (actions === null) actions = [start];
         else actions.push(start);
