@@ -27,13 +27,18 @@ export const DEMANDS: ReplicaDemand[] = [
 export const PS: ReplicaDemand = { gpus: 0, gpuMilli: 1000, cpuMilli: 6000, memMiB: 1024 };
 
 export const jobArb = fc.record({ demand: fc.integer({ min: 0, max: DEMANDS.length - 1 }), replicas: fc.integer({ min: 1, max: 3 }), ps: fc.boolean(), rank: fc.integer({ min: 0, max: 5 }), type: fc.constantFrom<string[]>([], ['A'], ['B']) });
-/** A step of the run: jobs arrive, a pass runs, some running jobs end, or a node goes down or comes back. */
-export const stepArb = fc.oneof(
-  fc.record({ kind: fc.constant('arrive' as const), jobs: fc.array(jobArb, { minLength: 1, maxLength: 6 }) }),
-  fc.record({ kind: fc.constant('end' as const), pick: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }) }),
-  fc.record({ kind: fc.constant('node' as const), node: fc.nat(), up: fc.boolean() }),
-  fc.record({ kind: fc.constant('requeue' as const), pick: fc.nat() }),
-);
+/** Steps of a run whose arriving jobs are drawn by `job`: jobs arrive, some running jobs end, a node goes down or comes back, a running job is requeued. */
+export function stepArbOf<A>(job: fc.Arbitrary<A>) {
+  return fc.oneof(
+    fc.record({ kind: fc.constant('arrive' as const), jobs: fc.array(job, { minLength: 1, maxLength: 6 }) }),
+    fc.record({ kind: fc.constant('end' as const), pick: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }) }),
+    fc.record({ kind: fc.constant('node' as const), node: fc.nat(), up: fc.boolean() }),
+    fc.record({ kind: fc.constant('requeue' as const), pick: fc.nat() }),
+  );
+}
+
+/** Steps whose jobs are drawn by jobArb. */
+export const stepArb = stepArbOf(jobArb);
 
 export function nodes(count: number): NodeSpec[] {
   return Array.from({ length: count }, (_, i) => ({ name: `n${i}`, group: 'g', gpuType: i % 3 === 2 ? 'B' : 'A', gpus: i % 4 === 3 ? 0 : 4, cpuMilli: 32_000, memMiB: 65_536, rack: `r${i % 2}` }));
@@ -46,28 +51,43 @@ export function requestFor(id: string, j: { demand: number; replicas: number; ps
   return { id, kind: j.ps ? 'ps' : 'batch', submitS: 0, user: 'u', gpuTypes: j.type, roles, elastic: null, declaredSteps: null, targetLoss: null } as unknown as JobRequest;
 }
 
-/** A step drawn by stepArb. */
-export type PassStep = typeof stepArb extends fc.Arbitrary<infer S> ? S : never;
+/** A step whose arriving jobs are drawn as `A`. */
+export type PassStep<A> = { kind: 'arrive'; jobs: A[] } | { kind: 'end'; pick: number[] } | { kind: 'node'; node: number; up: boolean } | { kind: 'requeue'; pick: number };
 
-/** A queue, a running list and a cluster that steps change, and the context of a pass over them (the queue in position order). */
-export class PassDriver {
+/** What a pass driver needs of a job. */
+export interface DrivenJob {
+  readonly request: JobRequest;
+  phase: JobPhase;
+  queuePosition: number;
+}
+
+/**
+ * A queue, a running list and a cluster that steps change, and the context of a pass over them
+ * (the queue in position order). `make` turns a drawn job into a queued job with that id.
+ */
+export class PassDriver<J extends DrivenJob = FakeJob, A = JobDraw> {
   readonly cluster: ClusterState;
-  readonly queued: FakeJob[] = [];
-  readonly running: FakeJob[] = [];
-  private changes = { queued: [] as FakeJob[], started: [] as FakeJob[], stopped: [] as FakeJob[], resized: [] as FakeJob[] };
+  readonly queued: J[] = [];
+  readonly running: J[] = [];
+  private changes = { queued: [] as J[], started: [] as J[], stopped: [] as J[], resized: [] as J[] };
   private position = 0;
   private id = 0;
 
-  constructor(private readonly nodeCount: number) {
+  constructor(
+    private readonly nodeCount: number,
+    private readonly make: (drawn: A, id: string) => J = fakeJob as unknown as (drawn: A, id: string) => J,
+  ) {
     this.cluster = new ClusterState({ nodes: nodes(nodeCount) });
   }
 
   /** Applies one step. */
-  apply(step: PassStep): void {
+  apply(step: PassStep<A>): void {
     const { cluster, queued, running, changes } = this;
     if (step.kind === 'arrive') {
       for (const j of step.jobs) {
-        const job: FakeJob = { request: requestFor(`j${this.id++}`, j), phase: 'queued', queuePosition: ++this.position, rank: j.rank };
+        const job = this.make(j, `j${this.id++}`);
+        job.phase = 'queued';
+        job.queuePosition = ++this.position;
         queued.push(job);
         changes.queued.push(job);
       }
@@ -93,19 +113,19 @@ export class PassDriver {
     }
   }
 
-  /** The context of a pass now, with the changes since the last pass. */
-  context(placement: PlacementPolicy): SchedulingContext<FakeJob & JobView> {
+  /** The context of a pass now, with the changes since the last pass (jobs seen as `V`). */
+  context<V extends JobView = J & JobView>(placement: PlacementPolicy): SchedulingContext<V> {
     const { cluster, queued, running } = this;
-    const views = queued as unknown as (FakeJob & JobView)[];
+    const views = queued as unknown as V[];
     return {
       nowS: 0,
       cluster,
       queued: views,
       queuedInOrder: () => views,
-      running: running as unknown as (FakeJob & JobView)[],
+      running: running as unknown as V[],
       placement,
       scratch: () => new CapacityScratch(cluster),
-      changes: this.changes as unknown as SchedulingContext<FakeJob & JobView>['changes'],
+      changes: this.changes as unknown as SchedulingContext<V>['changes'],
     };
   }
 
@@ -123,4 +143,12 @@ export class PassDriver {
       this.changes.started.push(job!);
     }
   }
+}
+
+/** A job drawn by jobArb. */
+export type JobDraw = typeof jobArb extends fc.Arbitrary<infer D> ? D : never;
+
+/** A queued fake job of a drawn job (phase and place set by the driver). */
+function fakeJob(j: JobDraw, id: string): FakeJob {
+  return { request: requestFor(id, j), phase: 'queued', queuePosition: 0, rank: j.rank };
 }

@@ -1,8 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CapacityScratch } from '../../src/model/capacity.js';
-import type { NodeSpec } from '../../src/model/cluster-spec.js';
-import { ClusterState } from '../../src/model/cluster-state.js';
 import type { JobSpec, ReplicaDemand } from '../../src/model/job-spec.js';
 import { nodeAllows } from '../../src/policies/placement/node-filter.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
@@ -13,6 +10,7 @@ import { placementRequestOf, type OracleJobView, type PlacementPolicy, type Sche
 import { JobRuntime } from '../../src/sim/job-runtime.js';
 import { tetrisBoundedReference } from './tetris-reference.js';
 import { withoutViews } from '../helpers.js';
+import { PassDriver, stepArbOf } from './pass-steps.js';
 
 const DEMANDS: ReplicaDemand[] = [
   { gpus: 1, gpuMilli: 1000, cpuMilli: 4000, memMiB: 1024 },
@@ -33,17 +31,9 @@ const jobArb = fc.record({
   duration: fc.integer({ min: 0, max: DURATIONS_S.length - 1 }),
   type: fc.constantFrom<string[]>([], ['A'], ['B']),
 });
-/** A step of the run: jobs arrive, some running jobs end, a node goes down or comes back, a running job is requeued. */
-const stepArb = fc.oneof(
-  fc.record({ kind: fc.constant('arrive' as const), jobs: fc.array(jobArb, { minLength: 1, maxLength: 6 }) }),
-  fc.record({ kind: fc.constant('end' as const), pick: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }) }),
-  fc.record({ kind: fc.constant('node' as const), node: fc.nat(), up: fc.boolean() }),
-  fc.record({ kind: fc.constant('requeue' as const), pick: fc.nat() }),
-);
-
-function nodes(count: number): NodeSpec[] {
-  return Array.from({ length: count }, (_, i) => ({ name: `n${i}`, group: 'g', gpuType: i % 3 === 2 ? 'B' : 'A', gpus: i % 4 === 3 ? 0 : 4, cpuMilli: 32_000, memMiB: 65_536, rack: `r${i % 2}` }));
-}
+const stepArb = stepArbOf(jobArb);
+/** A job drawn by jobArb. */
+type TetrisDraw = typeof jobArb extends fc.Arbitrary<infer D> ? D : never;
 
 function specFor(id: string, j: { demand: number; replicas: number; ps: boolean; duration: number; type: string[] }): JobSpec {
   const demand = DEMANDS[j.demand]!;
@@ -81,66 +71,17 @@ describe('tetris: a pass over bounded candidates of request classes', () => {
       let passedOver = 0;
       fc.assert(
         fc.property(fc.integer({ min: 1, max: 16 }), fc.integer({ min: 1, max: 3 }), fc.array(stepArb, { minLength: 1, maxLength: 40 }), (nodeCount, bound, steps) => {
-          const cluster = new ClusterState({ nodes: nodes(nodeCount) });
+          const driver = new PassDriver(nodeCount, (j: TetrisDraw, id) => new JobRuntime(specFor(id, j), 1, { nowS: 0 }));
           const policy = createTetris({ candidateMachines: bound });
-          const queued: JobRuntime[] = [];
-          const running: JobRuntime[] = [];
-          let changes = { queued: [] as JobRuntime[], started: [] as JobRuntime[], stopped: [] as JobRuntime[], resized: [] as JobRuntime[] };
-          let position = 0;
-          let id = 0;
           for (const step of [...steps, { kind: 'pass' as const }]) {
-            if (step.kind === 'arrive') {
-              for (const j of step.jobs) {
-                const job = new JobRuntime(specFor(`j${id++}`, j), 1, { nowS: 0 });
-                job.phase = 'queued';
-                job.queuePosition = ++position;
-                queued.push(job);
-                changes.queued.push(job);
-              }
-            } else if (step.kind === 'end') {
-              for (const p of step.pick) {
-                if (running.length === 0) break;
-                const [job] = running.splice(p % running.length, 1);
-                cluster.release(job!.request.id);
-                job!.phase = 'completed';
-                changes.stopped.push(job!);
-              }
-            } else if (step.kind === 'requeue' && running.length > 0) {
-              const [job] = running.splice(step.pick % running.length, 1);
-              cluster.release(job!.request.id);
-              job!.phase = 'queued';
-              job!.queuePosition = ++position;
-              queued.push(job!);
-              changes.stopped.push(job!);
-              changes.queued.push(job!);
-            } else if (step.kind === 'node') {
-              cluster.setNodeHealth(step.node % nodeCount, step.up ? 'up' : 'cordoned');
-            }
-            const context = (): SchedulingContext<OracleJobView> => ({
-              nowS: 0,
-              cluster,
-              queued,
-              queuedInOrder: () => queued,
-              running,
-              placement,
-              scratch: () => new CapacityScratch(cluster),
-              changes,
-            });
+            if (step.kind !== 'pass') driver.apply(step);
+            const context = (): SchedulingContext<OracleJobView> => driver.context<OracleJobView>(placement);
             const expected = tetrisBoundedReference(context(), bound);
             const actual = policy.schedule(context());
             expect(withoutViews(actual)).toEqual(expected);
             passedOver += fittingBeyond(context(), bound);
-            changes = { queued: [], started: [], stopped: [], resized: [] };
-            for (const action of actual) {
-              if (action.kind !== 'start') continue;
-              const at = queued.findIndex((j) => j.request.id === action.jobId);
-              const [job] = queued.splice(at, 1);
-              cluster.allocate(job!.request.id, action.tasks);
-              job!.phase = 'running';
-              running.push(job!);
-              changes.started.push(job!);
-              started++;
-            }
+            driver.startAll(actual);
+            started += actual.filter((action) => action.kind === 'start').length;
           }
         }),
         { numRuns: 300 },
