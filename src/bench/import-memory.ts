@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,11 +31,14 @@ export async function writeLargePhillyCsv(path: string, rows: number, seed = 1):
   await once(out, 'finish');
 }
 
+/** Runs `node args` in a child process and gives back how it ended and what it wrote (the caller's choice of how it is tied to this process). */
+export type ChildRunner = (args: readonly string[]) => Promise<{ readonly code: number | null; readonly signal: string | null; readonly stdout: string; readonly stderr: string }>;
+
 /**
  * Generates a `rows`-row Philly CSV and imports it with `dlsim trace import` in a child process,
  * whose peak resident memory (getrusage maxrss) is the figure: it must stay flat in the file size.
  */
-export async function benchImportMemory(cliPath: string, rows = 1_000_000): Promise<ImportMemoryResult> {
+export async function benchImportMemory(cliPath: string, rows: number, runChild: ChildRunner): Promise<ImportMemoryResult> {
   const dir = mkdtempSync(join(tmpdir(), 'dlsim-bench-'));
   try {
     const csv = join(dir, 'philly-large.csv');
@@ -49,8 +51,8 @@ export async function benchImportMemory(cliPath: string, rows = 1_000_000): Prom
       });
       await import(${JSON.stringify(cliPath)});
     `;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 1 << 26 });
-    if (child.status !== 0) throw new InvariantError(`import benchmark failed: ${child.stderr.split('\n')[0]}`);
+    const child = await runChild(['--input-type=module', '-e', script]);
+    if (child.code !== 0) throw new InvariantError(`import benchmark failed: ${child.signal !== null ? `ended by ${child.signal}` : child.stderr.split('\n')[0]}`);
     const report = JSON.parse(child.stdout) as { jobs: number };
     const usage = JSON.parse(child.stderr.trim().split('\n').pop()!) as { maxRssKiB: number; seconds: number };
     return { rows, jobs: report.jobs, peakRssMiB: Math.round(usage.maxRssKiB / 1024), seconds: Math.round(usage.seconds * 10) / 10 };

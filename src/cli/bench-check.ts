@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { formatBaselines, readBaselines, type BaselineRun, formatChange } from '../bench/baselines.js';
 import { checkBaselines } from '../bench/check.js';
@@ -9,6 +8,7 @@ import { SimError } from '../errors.js';
 import { checkOutFile } from '../io/destination.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { withProgress } from './progress.js';
+import { endBySignal, runTiedChild } from './restart.js';
 import { defaultWorkers, runMany } from './run-many.js';
 
 /** What `dlsim bench --check FILE` / `--update FILE` is asked to do. */
@@ -60,7 +60,7 @@ export async function benchCheck(options: BenchCheckOptions): Promise<void> {
   const failedGates = result.gates.filter(gateFails).length;
   if (failedGates > 0) problems.push(`${failedGates} published figure${failedGates === 1 ? '' : 's'} failed`);
   if (options.perf && !options.update) {
-    const checks = checkRatioFloors(quickFigures());
+    const checks = checkRatioFloors(await quickFigures());
     process.stdout.write(`performance ratios:\n${checks.map((check) => `  ${formatRatioCheck(check)}`).join('\n')}\n`);
     const regressed = checks.filter((check) => !check.ok).length;
     if (regressed > 0) problems.push(`${regressed} performance ratio${regressed === 1 ? '' : 's'} below the floor`);
@@ -85,12 +85,19 @@ function readIfPresent(file: string): BaselineRun[] {
 /** How long the quick benchmarks may take before the check gives up on them (they take seconds). */
 const QUICK_TIMEOUT_MS = 300_000;
 
-/** Runs `dlsim bench --quick --json --only engine-ratios` in a fresh process (nothing else of this one loads it) and returns its figures. */
-function quickFigures(): BenchFigure[] {
+/**
+ * Runs `dlsim bench --quick --json --only engine-ratios` in a fresh process (nothing else of this
+ * one loads it), tied to this one (an interrupt ends both), and returns its figures.
+ */
+async function quickFigures(): Promise<BenchFigure[]> {
   const cli = fileURLToPath(new URL('./main.js', import.meta.url));
-  const child = spawnSync(process.execPath, [cli, 'bench', '--quick', '--json', '--only', 'engine-ratios'], { encoding: 'utf8', maxBuffer: 1 << 24, timeout: QUICK_TIMEOUT_MS });
-  if (child.status !== 0) {
-    const why = child.error !== undefined ? `no answer within ${QUICK_TIMEOUT_MS / 1000} s` : (child.stderr.trim().split('\n').find((line) => line.trim() !== '') ?? '').trim();
+  const child = await runTiedChild([cli, 'bench', '--quick', '--json', '--only', 'engine-ratios'], QUICK_TIMEOUT_MS);
+  if (child.interrupted !== null) {
+    endBySignal(child.interrupted);
+    return new Promise(() => undefined);
+  }
+  if (child.code !== 0) {
+    const why = child.timedOut ? `no answer within ${QUICK_TIMEOUT_MS / 1000} s` : child.signal !== null ? `ended by ${child.signal}` : (child.stderr.trim().split('\n').find((line) => line.trim() !== '') ?? '').trim();
     throw new SimError(`dlsim bench --quick --json failed: ${why}`);
   }
   return (JSON.parse(child.stdout) as { figures: BenchFigure[] }).figures;

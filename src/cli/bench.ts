@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { measureAgainstHeap, measureHoldRatio } from '../bench/hold-ratio.js';
-import { benchImportMemory } from '../bench/import-memory.js';
+import { benchImportMemory, type ImportMemoryResult } from '../bench/import-memory.js';
 import type { BenchFigure as Figure } from '../bench/perf-gate.js';
 import { benchSimThroughput, simEventsPerS } from '../bench/sim-throughput.js';
 import { caseNames, formatDelayS, runCaseHere, SCALING_JOBS, targetOf, type CaseResult } from '../bench/cases.js';
@@ -12,7 +12,7 @@ import { loadScenario } from '../scenario/load.js';
 import { benchCheck } from './bench-check.js';
 import { listOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
-import { endBySignal, PASSED_ON, startTiedChild } from './restart.js';
+import { endBySignal, runTiedChild, type TiedRun } from './restart.js';
 import { withProgress } from './progress.js';
 
 interface BenchArgs {
@@ -68,7 +68,21 @@ const BENCHMARKS: Readonly<Record<string, (args: BenchArgs) => Promise<Figure[]>
   },
   'import-memory': async (args) => {
     const cli = fileURLToPath(new URL('./main.js', import.meta.url));
-    const r = await benchImportMemory(cli, args.rows ?? (args.quick ? QUICK.importRows : 1_000_000));
+    // The import runs in a child tied to this process: interrupted, it ends, its files are removed, then this process ends by the same signal.
+    let interrupted: NodeJS.Signals | null = null;
+    const runChild = async (childArgs: readonly string[]): Promise<TiedRun> => {
+      const run = await runTiedChild(childArgs);
+      interrupted = run.interrupted;
+      return run;
+    };
+    let r: ImportMemoryResult;
+    try {
+      r = await benchImportMemory(cli, args.rows ?? (args.quick ? QUICK.importRows : 1_000_000), runChild);
+    } catch (error) {
+      if (interrupted === null) throw error;
+      endBySignal(interrupted);
+      return new Promise<Figure[]>(() => undefined);
+    }
     return [
       { bench: 'import-memory', metric: 'peak RSS', value: r.peakRssMiB, unit: 'MiB', target: `< 1024 MiB for ${r.rows} rows` },
       { bench: 'import-memory', metric: 'import time', value: r.seconds, unit: 's', target: `${r.jobs} jobs imported` },
@@ -265,32 +279,18 @@ async function runCase(name: string, quick: boolean, timeoutS: number | undefine
  */
 async function spawnCase(name: string, quick: boolean, timeoutS: number | undefined): Promise<ChildFigures | { failed: string } | null> {
   const cli = fileURLToPath(new URL('./main.js', import.meta.url));
-  const child = startTiedChild([...process.execArgv, cli, 'bench', '--case', name, ...(quick ? ['--quick'] : [])], 'pipe');
-  child.stdin!.end();
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  let timedOut = false;
-  const timer = timeoutS === undefined ? null : setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), timeoutS * 1000);
-  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done, failed) => {
-    child.on('error', failed);
-    // 'close': the streams are read to their end.
-    child.on('close', (exitCode, exitSignal) => done({ code: exitCode, signal: exitSignal }));
-  }).finally(() => {
-    if (timer !== null) clearTimeout(timer);
-  });
-  if (timedOut) return null;
-  if (signal !== null && PASSED_ON.includes(signal)) {
+  const run = await runTiedChild([...process.execArgv, cli, 'bench', '--case', name, ...(quick ? ['--quick'] : [])], timeoutS === undefined ? undefined : timeoutS * 1000);
+  if (run.timedOut) return null;
+  if (run.interrupted !== null) {
     // Interrupted (the signal went to this process too, or to the child alone): no later case runs.
-    endBySignal(signal);
+    endBySignal(run.interrupted);
     return new Promise(() => undefined);
   }
-  if (signal !== null) return { failed: `ended by ${signal}` };
-  if (code !== 0) {
+  if (run.signal !== null) return { failed: `ended by ${run.signal}` };
+  if (run.code !== 0) {
     // The first line that says why (past the generic line of an internal error), so the other cases' figures are kept.
-    const lines = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '');
-    return { failed: (lines[0]?.includes('internal error') ? lines[1] : lines[0]) ?? `exit ${code}` };
+    const lines = run.stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    return { failed: (lines[0]?.includes('internal error') ? lines[1] : lines[0]) ?? `exit ${run.code}` };
   }
-  return JSON.parse(stdout) as ChildFigures;
+  return JSON.parse(run.stdout) as ChildFigures;
 }

@@ -50,6 +50,44 @@ export function startTiedChild(args: readonly string[], streams: 'inherit' | 'pi
   return child;
 }
 
+/** How a tied child run by runTiedChild ended, and what it wrote. */
+export interface TiedRun {
+  /** Its exit code (null when a signal ended it). */
+  readonly code: number | null;
+  /** The signal that ended it, or null. */
+  readonly signal: NodeJS.Signals | null;
+  /** True when it ran past the time it was given (it was then killed by SIGKILL). */
+  readonly timedOut: boolean;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `node args` as a child tied to this process (see startTiedChild), its output read to the
+ * end; killed by SIGKILL after `timeoutMs` when given. When it ends by a signal passed on to it
+ * (this process was interrupted, or it alone), `interrupted` is that signal: the caller cleans up,
+ * then ends by it (see endBySignal).
+ */
+export async function runTiedChild(args: readonly string[], timeoutMs?: number): Promise<TiedRun & { readonly interrupted: NodeJS.Signals | null }> {
+  const child = startTiedChild(args, 'pipe');
+  child.stdin!.end();
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  let timedOut = false;
+  const timer = timeoutMs === undefined ? null : setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), timeoutMs);
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done, failed) => {
+    child.on('error', failed);
+    // 'close': the streams are read to their end.
+    child.on('close', (exitCode, exitSignal) => done({ code: exitCode, signal: exitSignal }));
+  }).finally(() => {
+    if (timer !== null) clearTimeout(timer);
+  });
+  const interrupted = !timedOut && signal !== null && PASSED_ON.includes(signal) ? signal : null;
+  return { code, signal, timedOut, stdout, stderr, interrupted };
+}
+
 /** Ends this process by `signal` (its default action, with no handler of this module on), staying alive until it arrives. */
 export function endBySignal(signal: NodeJS.Signals): void {
   setTimeout(() => process.exit(1), 2000);

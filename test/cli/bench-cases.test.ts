@@ -1,4 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { caseNames, schedulingPresets, targetOf } from '../../src/bench/cases.js';
 import { CLI, ROOT, dlsim, interrupt } from '../cli-run.js';
@@ -69,6 +72,28 @@ describe('dlsim bench cases', () => {
     expect(afterMs).toBeLessThan(1000);
     await new Promise((done) => setTimeout(done, 200));
     expect(caseRunning()).toBe(false);
+  });
+
+  it('passes SIGTERM on to the trace import the import-memory figure runs, and ends by it once the import and its files are gone', async () => {
+    // Temporary files go to a folder of this test's own, to see that none is left.
+    const tmp = mkdtempSync(join(tmpdir(), 'dlsim-bench-test-'));
+    try {
+      const child = spawn(process.execPath, [CLI, 'bench', '--json', '--only', 'import-memory', '--rows', '400000'], { cwd: ROOT, env: { ...process.env, TMPDIR: tmp } });
+      const importRunning = (): boolean => spawnSync('pgrep', ['-f', `${tmp}.*philly-large.csv`]).status === 0;
+      let started = false;
+      for (let i = 0; i < 1200 && !started; i++) {
+        await new Promise((done) => setTimeout(done, 25));
+        started = importRunning();
+      }
+      expect(started).toBe(true);
+      const { endedBy, afterMs } = await interrupt(child, 500, 'SIGTERM');
+      expect(endedBy).toBe('SIGTERM');
+      expect(afterMs).toBeLessThan(2000);
+      expect(importRunning()).toBe(false);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it('refuses an unknown case in one line', () => {
