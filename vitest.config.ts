@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup/invariants.ts'],
+    globalSetup: ['test/setup/temp-root.ts'],
     testTimeout: 60_000,
   },
 });
