@@ -51,3 +51,12 @@ export async function interrupt(child: ChildProcess, waitMs: number, signal: Nod
   const { endedBy, atMs } = await ended;
   return { endedBy, afterMs: atMs - sentMs };
 }
+
+/** Checks every 25 ms until `check` holds or `timeoutMs` pass; resolves with whether it held. */
+export async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
+  for (let waitedMs = 0; waitedMs < timeoutMs; waitedMs += 25) {
+    await new Promise((done) => setTimeout(done, 25));
+    if (check()) return true;
+  }
+  return false;
+}

@@ -270,13 +270,12 @@ export class ClusterState implements ClusterView {
     this.checkFits(jobId, tasks);
     let holding = this.tasksByJob.get(jobId);
     // A new holding's list is a copy at its length (pushing into an empty list reserved room for 16 or more).
-    const added = holding === undefined;
     if (holding === undefined) this.tasksByJob.set(jobId, (holding = { jobId, tasks: tasks.slice() }));
+    else holding.tasks.push(...tasks);
     for (const task of tasks) {
       this.apply(task, +1);
       this.countOnNode(holding, task.nodeIndex, +1);
     }
-    if (!added) holding.tasks.push(...tasks);
     let evicted: Eviction[] | null = null;
     for (const task of tasks) {
       const i = task.nodeIndex;

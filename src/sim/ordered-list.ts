@@ -147,9 +147,10 @@ export class OrderedList<T> {
 /**
  * Walks linked items from `first`, handing out one result object it updates (a for-of reads each
  * result before asking for the next): a walk allocates nothing per item, as a generator would. As
- * a generator's loop did, it reads an item's successor only when asked for the next one. It is its
- * own iterable, read once (an object literal with a computed symbol key cost about a microsecond a
- * read, once per scheduling pass over a non-empty queue).
+ * a generator's loop did, it reads an item's successor only when asked for the next one. It is
+ * what values() returns: its own iterator the first time one is asked of it, a new walk after that
+ * (an object literal with a computed symbol key, as the iterable, cost about a microsecond at each
+ * scheduling pass over a non-empty queue).
  */
 class LinkWalk<T> implements IterableIterator<T> {
   private readonly result: IteratorResult<T> = { done: false, value: undefined as T };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { caseNames, schedulingPresets, targetOf } from '../../src/bench/cases.js';
-import { CLI, ROOT, dlsim, interrupt } from '../cli-run.js';
+import { CLI, ROOT, dlsim, interrupt, waitUntil } from '../cli-run.js';
 
 describe('dlsim bench cases', () => {
   it('names a replay, a scaling and a philly case for one preset of every scheduling policy', () => {
@@ -60,12 +60,7 @@ describe('dlsim bench cases', () => {
     // A full-size replay: tens of seconds in its own process.
     const child = spawn(process.execPath, [CLI, 'bench', '--json', '--only', 'replay/fifo'], { cwd: ROOT });
     const caseRunning = (): boolean => spawnSync('pgrep', ['-f', 'bench --case replay/fifo']).status === 0;
-    let started = false;
-    for (let i = 0; i < 400 && !started; i++) {
-      await new Promise((done) => setTimeout(done, 25));
-      started = caseRunning();
-    }
-    expect(started).toBe(true);
+    expect(await waitUntil(caseRunning, 10_000)).toBe(true);
     // Into the case's work (generating its jobs, then simulating them).
     const { endedBy, afterMs } = await interrupt(child, 1500, 'SIGTERM');
     expect(endedBy).toBe('SIGTERM');
@@ -80,12 +75,7 @@ describe('dlsim bench cases', () => {
     try {
       const child = spawn(process.execPath, [CLI, 'bench', '--json', '--only', 'import-memory', '--rows', '400000'], { cwd: ROOT, env: { ...process.env, TMPDIR: tmp } });
       const importRunning = (): boolean => spawnSync('pgrep', ['-f', `${tmp}.*philly-large.csv`]).status === 0;
-      let started = false;
-      for (let i = 0; i < 1200 && !started; i++) {
-        await new Promise((done) => setTimeout(done, 25));
-        started = importRunning();
-      }
-      expect(started).toBe(true);
+      expect(await waitUntil(importRunning, 30_000)).toBe(true);
       const { endedBy, afterMs } = await interrupt(child, 500, 'SIGTERM');
       expect(endedBy).toBe('SIGTERM');
       expect(afterMs).toBeLessThan(2000);

@@ -27,22 +27,18 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
     const queue = new ShapeQueue<JobView>((job, tie) => [job.queuePosition, tie]);
     return { name: 'fifo-backfill', schedule: (context) => queue.backfill(context) };
   }
-  // The head that failed on the whole free capacity (the first try of a pass) and the cluster's
-  // growth mark then: a gang of identical replicas under a placement complete for them fails again
-  // until some node it could use gains capacity (see ShapeQueue), so its tries in between are
-  // skipped. Its wait is still diagnosed at every pass.
-  let blockedJob: JobView | null = null;
-  let blockedRequest: JobRequest | null = null;
-  let blockedMark = 0;
-  /** The blocked head's placement request, used again at each pass it stays at the head (null: none). */
-  let blockedPlacement: PlacementRequest | null = null;
+  // The head that failed on the whole free capacity (the first try of a pass), its placement
+  // request and the cluster's growth mark then: a gang of identical replicas under a placement
+  // complete for them fails again until some node it could use gains capacity (see ShapeQueue), so
+  // its tries in between are skipped. Its wait is still diagnosed at every pass.
+  let blocked: { readonly job: JobView; readonly request: JobRequest; readonly placement: PlacementRequest; mark: number } | null = null;
   /** True when the job is the blocked head, asking for the same, and no node grown since could take one of its replicas. */
   const stillBlocked = (context: SchedulingContext, scratch: CapacityScratch, job: JobView): boolean => {
-    if (job !== blockedJob || job.request !== blockedRequest) return false;
+    if (blocked === null || job !== blocked.job || job.request !== blocked.request) return false;
     const { cluster } = context;
     const mark = cluster.growthCount;
-    if (mark !== blockedMark && fitsSomeGrown(cluster, scratch, cluster.grownNodesSince(blockedMark), job.request.gpuTypes, job.request.roles)) return false;
-    blockedMark = mark;
+    if (mark !== blocked.mark && fitsSomeGrown(cluster, scratch, cluster.grownNodesSince(blocked.mark), job.request.gpuTypes, job.request.roles)) return false;
+    blocked.mark = mark;
     return true;
   };
   return {
@@ -54,28 +50,22 @@ export function createFifo(options: FifoOptions = {}): PlainSchedulingPolicy {
       let scratch: CapacityScratch | null = null;
       for (const job of context.queuedInOrder()) {
         scratch ??= context.scratch();
-        const request = job === blockedJob && job.request === blockedRequest && blockedPlacement !== null ? blockedPlacement : placementRequestOf(job.request);
         // Only the pass's first try sees the whole free capacity (later ones see what the pass's starts left).
         const first: boolean = actions === null;
         const skipped: boolean = first && stillBlocked(context, scratch, job);
+        const request: PlacementRequest = skipped ? blocked!.placement : placementRequestOf(job.request);
         const tasks: TaskPlacement[] | null = skipped ? null : context.placement.place(scratch, request);
         if (tasks === null) {
           if (first && !skipped) {
             const blocks = context.placement.completeForIdentical === true && identicalReplicas(job.request);
-            blockedJob = blocks ? job : null;
-            blockedRequest = blocks ? job.request : null;
-            blockedPlacement = blocks ? request : null;
-            blockedMark = context.cluster.growthCount;
+            blocked = blocks ? { job, request: job.request, placement: request, mark: context.cluster.growthCount } : null;
           }
           // Every job behind the head waits for it.
           context.why?.unplaced(job, scratch, request);
           context.why?.others('head-of-line', job);
           break;
         }
-        if (job === blockedJob) {
-          blockedJob = blockedRequest = null;
-          blockedPlacement = null;
-        }
+        if (blocked?.job === job) blocked = null;
         const start: SchedulingAction = { kind: 'start', jobId: job.request.id, tasks, job };
         if (actions === null) actions = [start];
         else actions.push(start);
