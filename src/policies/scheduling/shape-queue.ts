@@ -1,8 +1,9 @@
-import { BTree, compareNumberLists, type BTreeOf } from '../../model/btree.js';
+import { compareNumberLists } from '../../model/btree.js';
 import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import { sameDemand, type JobRequest } from '../../model/job-spec.js';
 import { ShapeIds } from '../../model/shape-ids.js';
+import { SortedMap } from '../../model/sorted-map.js';
 import { NO_ACTIONS, placementRequestOf, type JobView, type PlacementRequest, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 import { fitsSomeGrown } from './grown-nodes.js';
 
@@ -13,7 +14,7 @@ interface ShapeClass<V extends JobView> {
    * per gang for the whole run (the queue numbers gangs only as jobs join it).
    */
   readonly gang: number;
-  readonly jobs: BTreeOf<readonly number[], V>;
+  readonly jobs: SortedMap<readonly number[], V>;
   /** All replicas ask for the same resources (a gang of identical replicas). */
   readonly identical: boolean;
   readonly example: JobRequest;
@@ -55,7 +56,7 @@ export class ShapeQueue<V extends JobView> {
   private readonly emptied = new Map<number, ShapeClass<V>>();
   private readonly placeOf = new Map<V, { readonly shape: ShapeClass<V>; readonly key: readonly number[] }>();
   /** Classes in the walk, by their next job's order key. */
-  private readonly walk: BTreeOf<readonly number[], ShapeClass<V>> = new BTree<readonly number[], ShapeClass<V>>(undefined, compareNumberLists);
+  private readonly walk = new SortedMap<readonly number[], ShapeClass<V>>(compareNumberLists);
   private readonly deadClasses = new Set<ShapeClass<V>>();
   /** Ties of the order key go to the job taken in first. */
   private taken = 0;
@@ -198,7 +199,7 @@ export class ShapeQueue<V extends JobView> {
     if (shape !== undefined && shape.jobs.size === 0) this.emptied.delete(gang);
     if (!shape) {
       const identical = identicalReplicas(job.request);
-      shape = { gang, jobs: new BTree<readonly number[], V>(undefined, compareNumberLists), identical, example: job.request, nextKey: null, dead: false, movedIn: 0 };
+      shape = { gang, jobs: new SortedMap<readonly number[], V>(compareNumberLists), identical, example: job.request, nextKey: null, dead: false, movedIn: 0 };
       this.classes.set(gang, shape);
     }
     const key = this.orderKey(job, this.taken++);
