@@ -95,12 +95,13 @@ export class SortedMap<K, V> {
 
   /**
    * The entry with the smallest key above `key` (the smallest of all when `key` is undefined), put
-   * in `reuse` (returned), or undefined when there is none.
+   * in `reuse` when given (then returned), or undefined when there is none.
    */
-  nextHigherPair(key: K | undefined, reuse: [K, V]): [K, V] | undefined {
+  nextHigherPair(key: K | undefined, reuse?: [K, V]): [K, V] | undefined {
     if (this.tree !== null) return this.tree.nextHigherPair(key, reuse);
     const k = key === undefined ? 0 : this.upperBound(key);
     if (k >= this.count) return undefined;
+    if (reuse === undefined) return [this.keys[k]!, this.values[k]!];
     reuse[0] = this.keys[k]!;
     reuse[1] = this.values[k]!;
     return reuse;

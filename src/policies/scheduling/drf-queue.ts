@@ -1,5 +1,5 @@
 import type { TaskPlacement } from '../../model/allocation.js';
-import { BTree, type BTreeOf } from '../../model/btree.js';
+import { SortedMap } from '../../model/sorted-map.js';
 import type { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobView, PlacementPolicy, PlacementRequest, QueueChanges, WaitExplainer } from '../types.js';
@@ -38,7 +38,7 @@ interface UserState {
   held: ResourceAmounts;
   share: number;
   /** Its queued jobs by gang class, each in submission order (ranks with share 0). */
-  readonly jobs: Map<GangClass, BTreeOf<Rank, JobView>>;
+  readonly jobs: Map<GangClass, SortedMap<Rank, JobView>>;
   /** In a pass: its jobs already given a task that may take another one. */
   active: DrfCandidate[];
   /** In a pass: its place among users with such jobs (its share, its earliest such job), or null. */
@@ -57,7 +57,7 @@ interface GangClass {
   readonly gangKey: string | null;
   readonly example: PlacementRequest;
   /** Users with jobs in the class, by their share and their earliest job in it. */
-  readonly users: BTreeOf<Rank, UserState>;
+  readonly users: SortedMap<Rank, UserState>;
   readonly rankOf: Map<UserState, Rank>;
   /** live: in the walk; dead: failed and nothing it could use grew since; asleep: failed in this pass since the last grant. */
   state: 'live' | 'dead' | 'asleep';
@@ -107,8 +107,8 @@ export class DrfQueue {
   private readonly users = new Map<string, UserState>();
   private readonly classes = new Map<string, GangClass>();
   private readonly entries = new Map<string, { readonly job: JobView; readonly user: UserState; readonly shape: GangClass; readonly rank: Rank }>();
-  private readonly walk: BTreeOf<ClassRank, GangClass> = new BTree<ClassRank, GangClass>(undefined, compareClassRanks);
-  private readonly activeUsers: BTreeOf<Rank, UserState> = new BTree<Rank, UserState>(undefined, compareRanks);
+  private readonly walk: SortedMap<ClassRank, GangClass> = new SortedMap<ClassRank, GangClass>(compareClassRanks);
+  private readonly activeUsers: SortedMap<Rank, UserState> = new SortedMap<Rank, UserState>(compareRanks);
   private readonly deadClasses = new Set<GangClass>();
   private nextClassId = 0;
   private seeded = false;
@@ -422,7 +422,7 @@ export class DrfQueue {
     const shape = this.classOf(request);
     let jobs = user.jobs.get(shape);
     if (jobs === undefined) {
-      jobs = new BTree<Rank, JobView>(undefined, compareRanks);
+      jobs = new SortedMap<Rank, JobView>(compareRanks);
       user.jobs.set(shape, jobs);
     }
     const rank: Rank = { share: 0, submitS: request.submitS, id: request.id };
@@ -460,7 +460,7 @@ export class DrfQueue {
         signature,
         gangKey,
         example: request,
-        users: new BTree<Rank, UserState>(undefined, compareRanks),
+        users: new SortedMap<Rank, UserState>(compareRanks),
         rankOf: new Map(),
         state: 'live',
         walkKey: null,

@@ -1,4 +1,4 @@
-import { BTree, type BTreeOf } from '../../model/btree.js';
+import { SortedMap } from '../../model/sorted-map.js';
 import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobRequest } from '../../model/job-spec.js';
@@ -13,7 +13,7 @@ interface LasClass {
   readonly queue: number;
   /** The gang's number (see ShapeIds). */
   readonly gang: number;
-  readonly jobs: BTreeOf<LasKey, JobView>;
+  readonly jobs: SortedMap<LasKey, JobView>;
   readonly identical: boolean;
   readonly example: JobRequest;
   /** Its next job's key while it is in the walk, else null. */
@@ -67,8 +67,8 @@ export class LasWaiting {
   /** Per queue: its classes by gang. */
   private readonly classes: Map<number, LasClass>[] = [];
   private readonly byId = new Map<string, WaitingLas>();
-  private readonly walkOrder: BTreeOf<LasKey, LasClass> = new BTree<LasKey, LasClass>(undefined, compareLasKeys);
-  private readonly promotions: BTreeOf<readonly [number, number], WaitingLas> = new BTree<readonly [number, number], WaitingLas>(undefined, compareDue);
+  private readonly walkOrder: SortedMap<LasKey, LasClass> = new SortedMap<LasKey, LasClass>(compareLasKeys);
+  private readonly promotions: SortedMap<readonly [number, number], WaitingLas> = new SortedMap<readonly [number, number], WaitingLas>(compareDue);
   private readonly deadClasses = new Set<LasClass>();
   private sequence = 0;
   /** The cluster's growth mark when dead classes were last revisited. */
@@ -199,7 +199,7 @@ export class LasWaiting {
     const classes = (this.classes[queue] ??= new Map<number, LasClass>());
     let shape = classes.get(gang);
     if (!shape) {
-      shape = { queue, gang, jobs: new BTree<LasKey, JobView>(undefined, compareLasKeys), identical: identicalReplicas(view.request), example: view.request, walkKey: null, dead: false };
+      shape = { queue, gang, jobs: new SortedMap<LasKey, JobView>(compareLasKeys), identical: identicalReplicas(view.request), example: view.request, walkKey: null, dead: false };
       classes.set(gang, shape);
     }
     const key: LasKey = { queue, submitS: view.request.submitS, id: view.request.id };

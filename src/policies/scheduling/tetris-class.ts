@@ -1,4 +1,4 @@
-import type { BTreeOf } from '../../model/btree.js';
+import type { SortedMap } from '../../model/sorted-map.js';
 import type { JobRequest, ReplicaDemand, Role } from '../../model/job-spec.js';
 import type { OracleJobView, PlacementRequest } from '../types.js';
 import { oracleRemainingS } from './sjf.js';
@@ -15,7 +15,7 @@ export interface TetrisClass {
   /** All replicas ask for the same resources. */
   readonly identical: boolean;
   /** Its jobs by [remaining work in whole milliseconds, queue position]: the first is the one a round would start. */
-  readonly jobs: BTreeOf<readonly number[], OracleJobView>;
+  readonly jobs: SortedMap<readonly number[], OracleJobView>;
   /** Its jobs' remaining work summed, whole milliseconds (an exact integer, whatever order jobs came and went in). */
   remainingMs: number;
   /** The key of its first job (the one a round would start), or null when it has none. */

@@ -1,4 +1,5 @@
 import { BTree, compareNumberLists, type BTreeOf } from '../../model/btree.js';
+import { SortedMap } from '../../model/sorted-map.js';
 import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import { placementRequestOf, type OracleJobView, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
@@ -102,7 +103,7 @@ export class TetrisQueue {
       const replicas = request.replicas;
       const head = replicas[0];
       const identical = replicas.length === 0 || identicalDemand(request) !== null;
-      const jobs = new BTree<readonly number[], OracleJobView>(undefined, compareNumberLists);
+      const jobs = new SortedMap<readonly number[], OracleJobView>(compareNumberLists);
       shape = { signature, request, first: head ?? null, gang: replicas.length > 1, identical, jobs, remainingMs: 0, firstKey: null, dead: false };
       this.classes.set(signature, shape);
       this.live.set(signature, shape);
