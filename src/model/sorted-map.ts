@@ -29,7 +29,7 @@ export class SortedMap<K, V> {
   /** The value at `key`, or undefined. */
   get(key: K): V | undefined {
     if (this.tree !== null) return this.tree.get(key);
-    const k = this.lowerBound(key);
+    const k = this.bound(key, false);
     return k < this.count && this.compare(this.keys[k]!, key) === 0 ? this.values[k] : undefined;
   }
 
@@ -39,7 +39,7 @@ export class SortedMap<K, V> {
       this.tree.set(key, value);
       return;
     }
-    const k = this.lowerBound(key);
+    const k = this.bound(key, false);
     if (k < this.count && this.compare(this.keys[k]!, key) === 0) {
       this.values[k] = value;
       return;
@@ -66,7 +66,7 @@ export class SortedMap<K, V> {
       if (this.tree.size === 0) this.tree = null;
       return deleted;
     }
-    const k = this.lowerBound(key);
+    const k = this.bound(key, false);
     if (k >= this.count || this.compare(this.keys[k]!, key) !== 0) return false;
     const { keys, values } = this;
     const last = --this.count;
@@ -89,7 +89,7 @@ export class SortedMap<K, V> {
   /** The smallest key above `key`, or undefined. */
   nextHigherKey(key: K): K | undefined {
     if (this.tree !== null) return this.tree.nextHigherKey(key);
-    const k = this.upperBound(key);
+    const k = this.bound(key, true);
     return k < this.count ? this.keys[k] : undefined;
   }
 
@@ -99,7 +99,7 @@ export class SortedMap<K, V> {
    */
   nextHigherPair(key: K | undefined, reuse?: [K, V]): [K, V] | undefined {
     if (this.tree !== null) return this.tree.nextHigherPair(key, reuse);
-    const k = key === undefined ? 0 : this.upperBound(key);
+    const k = key === undefined ? 0 : this.bound(key, true);
     if (k >= this.count) return undefined;
     if (reuse === undefined) return [this.keys[k]!, this.values[k]!];
     reuse[0] = this.keys[k]!;
@@ -107,25 +107,14 @@ export class SortedMap<K, V> {
     return reuse;
   }
 
-  /** The first position whose key is not below `key`. */
-  private lowerBound(key: K): number {
+  /** The first position whose key is not below `key`, or (`above`) whose key is above it. */
+  private bound(key: K, above: boolean): number {
     let low = 0;
     let high = this.count;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (this.compare(this.keys[mid]!, key) < 0) low = mid + 1;
-      else high = mid;
-    }
-    return low;
-  }
-
-  /** The first position whose key is above `key`. */
-  private upperBound(key: K): number {
-    let low = 0;
-    let high = this.count;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (this.compare(this.keys[mid]!, key) <= 0) low = mid + 1;
+      const order = this.compare(this.keys[mid]!, key);
+      if (order < 0 || (above && order === 0)) low = mid + 1;
       else high = mid;
     }
     return low;
