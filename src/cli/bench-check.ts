@@ -8,7 +8,7 @@ import { SimError } from '../errors.js';
 import { checkOutFile } from '../io/destination.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { withProgress } from './progress.js';
-import { endBySignal, runTiedChild } from './restart.js';
+import { endingBySignal, runTiedChild } from './restart.js';
 import { defaultWorkers, runMany } from './run-many.js';
 
 /** What `dlsim bench --check FILE` / `--update FILE` is asked to do. */
@@ -92,10 +92,7 @@ const QUICK_TIMEOUT_MS = 300_000;
 async function quickFigures(): Promise<BenchFigure[]> {
   const cli = fileURLToPath(new URL('./main.js', import.meta.url));
   const child = await runTiedChild([cli, 'bench', '--quick', '--json', '--only', 'engine-ratios'], QUICK_TIMEOUT_MS);
-  if (child.interrupted !== null) {
-    endBySignal(child.interrupted);
-    return new Promise(() => undefined);
-  }
+  if (child.interrupted !== null) return endingBySignal(child.interrupted);
   if (child.code !== 0) {
     const why = child.timedOut ? `no answer within ${QUICK_TIMEOUT_MS / 1000} s` : child.signal !== null ? `ended by ${child.signal}` : (child.stderr.trim().split('\n').find((line) => line.trim() !== '') ?? '').trim();
     throw new SimError(`dlsim bench --quick --json failed: ${why}`);

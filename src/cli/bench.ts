@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { measureAgainstHeap, measureHoldRatio } from '../bench/hold-ratio.js';
-import { benchImportMemory, type ImportMemoryResult } from '../bench/import-memory.js';
+import { benchImportMemory } from '../bench/import-memory.js';
 import type { BenchFigure as Figure } from '../bench/perf-gate.js';
 import { benchSimThroughput, simEventsPerS } from '../bench/sim-throughput.js';
 import { caseNames, formatDelayS, runCaseHere, SCALING_JOBS, targetOf, type CaseResult } from '../bench/cases.js';
@@ -12,7 +12,7 @@ import { loadScenario } from '../scenario/load.js';
 import { benchCheck } from './bench-check.js';
 import { listOption, wholeNumberOption } from './options.js';
 import { printJson } from './output.js';
-import { endBySignal, runTiedChild, type TiedRun } from './restart.js';
+import { endingBySignal, runTiedChild, type TiedRun } from './restart.js';
 import { withProgress } from './progress.js';
 
 interface BenchArgs {
@@ -75,14 +75,10 @@ const BENCHMARKS: Readonly<Record<string, (args: BenchArgs) => Promise<Figure[]>
       interrupted = run.interrupted;
       return run;
     };
-    let r: ImportMemoryResult;
-    try {
-      r = await benchImportMemory(cli, args.rows ?? (args.quick ? QUICK.importRows : 1_000_000), runChild);
-    } catch (error) {
+    const r = await benchImportMemory(cli, args.rows ?? (args.quick ? QUICK.importRows : 1_000_000), runChild).catch((error: unknown) => {
       if (interrupted === null) throw error;
-      endBySignal(interrupted);
-      return new Promise<Figure[]>(() => undefined);
-    }
+      return endingBySignal(interrupted);
+    });
     return [
       { bench: 'import-memory', metric: 'peak RSS', value: r.peakRssMiB, unit: 'MiB', target: `< 1024 MiB for ${r.rows} rows` },
       { bench: 'import-memory', metric: 'import time', value: r.seconds, unit: 's', target: `${r.jobs} jobs imported` },
@@ -281,11 +277,8 @@ async function spawnCase(name: string, quick: boolean, timeoutS: number | undefi
   const cli = fileURLToPath(new URL('./main.js', import.meta.url));
   const run = await runTiedChild([...process.execArgv, cli, 'bench', '--case', name, ...(quick ? ['--quick'] : [])], timeoutS === undefined ? undefined : timeoutS * 1000);
   if (run.timedOut) return null;
-  if (run.interrupted !== null) {
-    // Interrupted (the signal went to this process too, or to the child alone): no later case runs.
-    endBySignal(run.interrupted);
-    return new Promise(() => undefined);
-  }
+  // Interrupted (the signal went to this process too, or to the child alone): no later case runs.
+  if (run.interrupted !== null) return endingBySignal(run.interrupted);
   if (run.signal !== null) return { failed: `ended by ${run.signal}` };
   if (run.code !== 0) {
     // The first line that says why (past the generic line of an internal error), so the other cases' figures are kept.

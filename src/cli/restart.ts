@@ -94,6 +94,12 @@ export function endBySignal(signal: NodeJS.Signals): void {
   process.kill(process.pid, signal);
 }
 
+/** endBySignal for an async caller: the promise it returns never settles, so nothing after it runs. */
+export function endingBySignal(signal: NodeJS.Signals): Promise<never> {
+  endBySignal(signal);
+  return new Promise(() => undefined);
+}
+
 /**
  * In a child started by runInChild: when the parent ends first (its channel closes), ends this
  * process by SIGTERM, whose handlers remove the temporary files being written. A channel that
