@@ -78,17 +78,30 @@ export function measureHoldRatio(queueSize = 10_000, holds = 500_000, rounds = 5
   return { engineEventsPerS: Math.round(median(engineRates)), heapOpsPerS: Math.round(median(heapRates)), ratio: median(ratios) };
 }
 
-/** Measures `eventsPerS()` (a simulation's speed) against the bare heap loop, alternating, over `rounds` after two warm-up calls: the median ratio. */
-export function measureAgainstHeap(eventsPerS: () => number, rounds = 5, queueSize = 10_000, holds = 500_000): number {
+/** Simulations run before a ratio is measured: a small simulation takes about this many runs to reach its compiled speed (its time falls 3-6x over the first eight). */
+export const SIM_WARMUP_RUNS = 30;
+
+/** Simulations timed together in each round, so one round lasts far longer than the timer's grain and a collection. */
+export const SIM_RUNS_PER_ROUND = 10;
+
+/**
+ * Measures `simulateOnce()` (one simulation, returning its event count) against the bare heap loop:
+ * after `SIM_WARMUP_RUNS` warm-up simulations, `rounds` times the heap loop then `SIM_RUNS_PER_ROUND`
+ * simulations, each timed as a whole; the median of the rounds' ratios of events per second to heap
+ * operations per second.
+ */
+export function measureAgainstHeap(simulateOnce: () => number, rounds = 5, queueSize = 10_000, holds = 500_000): number {
   const steps = increments(65_536);
   heapHold(queueSize, holds / 10, steps);
-  // Warm-up: the first simulations run before the JIT has compiled the hot paths.
-  eventsPerS();
-  eventsPerS();
+  for (let i = 0; i < SIM_WARMUP_RUNS; i++) simulateOnce();
   const ratios: number[] = [];
   for (let r = 0; r < rounds; r++) {
     const heapRate = (holds + queueSize) / timeS(() => heapHold(queueSize, holds, steps));
-    ratios.push(eventsPerS() / heapRate);
+    let events = 0;
+    const simS = timeS(() => {
+      for (let i = 0; i < SIM_RUNS_PER_ROUND; i++) events += simulateOnce();
+    });
+    ratios.push(events / simS / heapRate);
   }
   return median(ratios);
 }

@@ -3,7 +3,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { measureAgainstHeap, measureHoldRatio } from '../bench/hold-ratio.js';
 import { benchImportMemory } from '../bench/import-memory.js';
 import type { BenchFigure as Figure } from '../bench/perf-gate.js';
-import { benchSimThroughput, simEventsPerS } from '../bench/sim-throughput.js';
+import { benchSimThroughput, simEvents } from '../bench/sim-throughput.js';
 import { caseNames, formatDelayS, runCaseHere, SCALING_JOBS, targetOf, type CaseResult } from '../bench/cases.js';
 import { ConfigError, SimError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
@@ -87,7 +87,7 @@ const BENCHMARKS: Readonly<Record<string, (args: BenchArgs) => Promise<Figure[]>
   'engine-ratios': async () => {
     const hold = measureHoldRatio();
     const scenario = await loadScenario('scenarios/default.yaml', { knownPolicies: presetNames() });
-    const simRatio = measureAgainstHeap(() => simEventsPerS(scenario));
+    const simRatio = measureAgainstHeap(() => simEvents(scenario));
     const note = 'measured in this process; the check holds it above a floor';
     return [
       { bench: 'engine-ratios', metric: 'engine events/s', value: hold.engineEventsPerS, unit: '1/s', target: 'hold model, 10,000 pending events' },
