@@ -1,7 +1,8 @@
 import { BTree, type BTreeOf } from '../../model/btree.js';
+import { DueQueue } from '../../model/due-queue.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobView } from '../types.js';
-import { compareDue, compareLasKeys, DUE_SLACK_S, queueOf, type LasKey } from './las-order.js';
+import { compareLasKeys, DUE_SLACK_S, queueOf, type LasKey } from './las-order.js';
 
 /** A running job as the index knows it. */
 export interface RunningLas {
@@ -9,25 +10,33 @@ export interface RunningLas {
   readonly key: LasKey;
   /** GPUs its tasks hold (a shared GPU counts whole): the most free whole GPUs preempting it can add. */
   readonly gpuSlots: number;
-  /** Key in the demotion index, or null when it cannot be demoted further. */
-  readonly dueKey: readonly [number, number] | null;
+  /** When it crosses its queue's threshold (see demoteDue), or null when it cannot be demoted further. */
+  readonly dueS: number | null;
+  /** False once it left the index (its entry in the demotions is passed over then). */
+  indexed: boolean;
 }
 
 /**
  * Tiresias's running jobs by queue and arrival, kept from the queue's changes. A running job's
  * attained service grows at the GPUs it holds, so the time it crosses its queue's threshold is
  * derived when it starts (or is resized) and the job is moved to its next queue at the first pass
- * from then on, instead of every running job's service being read at every pass.
+ * from then on, instead of every running job's service being read at every pass. Only jobs below
+ * the top queue are kept in priority order: a job is preempted only for one of a higher queue, so
+ * top-queue jobs are never visited (most running jobs are there).
  */
 export class LasRunning {
-  /** Running jobs lowest priority first (last queue, latest arrival). */
+  /** Running jobs of queues below the top one, lowest priority first (last queue, latest arrival). */
   private readonly lowestFirst: BTreeOf<LasKey, RunningLas> = new BTree<LasKey, RunningLas>(undefined, (a, b) => compareLasKeys(b, a));
   private readonly byId = new Map<string, RunningLas>();
-  private readonly demotions: BTreeOf<readonly [number, number], RunningLas> = new BTree<readonly [number, number], RunningLas>(undefined, compareDue);
+  /**
+   * Running jobs that may be demoted, earliest due first. An entry whose job left or was taken in
+   * again since stays until its time comes and is passed over then (see demoteDue): most jobs end
+   * before they are due, and taking each one out of an ordered index cost more than the rest.
+   */
+  private readonly demotions = new DueQueue<RunningLas>();
   /** Per queue: running jobs and the GPU slots they hold. */
   private readonly counts: number[];
   private readonly slots: number[];
-  private sequence = 0;
 
   /**
    * @param thresholdsGpuS the queues' service thresholds
@@ -55,9 +64,10 @@ export class LasRunning {
   /** Moves every job whose service crossed its queue's threshold by `nowS` to its new queue. */
   demoteDue(cluster: ClusterView, nowS: number): void {
     const due: RunningLas[] = [];
-    const reused = [] as unknown as [readonly [number, number], RunningLas];
-    for (let pair = this.demotions.nextHigherPair(undefined, reused); pair !== undefined && pair[0][0] <= nowS + DUE_SLACK_S; pair = this.demotions.nextHigherPair(pair[0], reused)) {
-      due.push(pair[1]);
+    const { demotions } = this;
+    while (demotions.nextDueS() <= nowS + DUE_SLACK_S) {
+      const entry = demotions.poll()!;
+      if (entry.indexed) due.push(entry);
     }
     for (const entry of due) {
       this.remove(entry.view.request.id);
@@ -80,8 +90,9 @@ export class LasRunning {
   }
 
   /**
-   * Calls `visit` for the running jobs in queues below `queue`, lowest priority first (last queue,
-   * latest arrival), until it returns true. The index must not change meanwhile.
+   * Calls `visit` for the running jobs in queues below `queue` (a queue of the index: 0 or more),
+   * lowest priority first (last queue, latest arrival), until it returns true. The index must not
+   * change meanwhile.
    */
   visitLowestFirst(queue: number, visit: (entry: RunningLas) => boolean): void {
     const first = this.lowestFirst.minKey();
@@ -95,14 +106,11 @@ export class LasRunning {
     const queue = queueOf(serviceGpuS, this.thresholdsGpuS);
     let gpuSlots = 0;
     for (const task of cluster.tasksOf(id) ?? []) gpuSlots += task.gpuIndices.length;
-    let dueKey: readonly [number, number] | null = null;
-    if (queue < this.thresholdsGpuS.length && view.gpus > 0) {
-      dueKey = [nowS + (this.thresholdsGpuS[queue]! - serviceGpuS) / view.gpus, this.sequence++];
-    }
-    const entry: RunningLas = { view, key: { queue, submitS: view.request.submitS, id }, gpuSlots, dueKey };
+    const dueS = queue < this.thresholdsGpuS.length && view.gpus > 0 ? nowS + (this.thresholdsGpuS[queue]! - serviceGpuS) / view.gpus : null;
+    const entry: RunningLas = { view, key: { queue, submitS: view.request.submitS, id }, gpuSlots, dueS, indexed: true };
     this.byId.set(id, entry);
-    this.lowestFirst.set(entry.key, entry);
-    if (dueKey !== null) this.demotions.set(dueKey, entry);
+    if (queue > 0) this.lowestFirst.set(entry.key, entry);
+    if (dueS !== null) this.demotions.add(dueS, entry);
     this.counts[queue]!++;
     this.slots[queue]! += gpuSlots;
   }
@@ -111,8 +119,8 @@ export class LasRunning {
     const entry = this.byId.get(jobId);
     if (!entry) return;
     this.byId.delete(jobId);
-    this.lowestFirst.delete(entry.key);
-    if (entry.dueKey !== null) this.demotions.delete(entry.dueKey);
+    entry.indexed = false;
+    if (entry.key.queue > 0) this.lowestFirst.delete(entry.key);
     this.counts[entry.key.queue]!--;
     this.slots[entry.key.queue]! -= entry.gpuSlots;
   }
