@@ -549,7 +549,7 @@ export class ClusterState implements ClusterView {
     const k = jobs.lastIndexOf(holding);
     if (k < 0) throw new InvariantError(`node ${this.nodes[nodeIndex]!.name}: job ${holding.jobId} holds no task there`);
     for (let j = k + 1; j < jobs.length; j++) jobs[j - 1] = jobs[j]!;
-    jobs.length--;
+    jobs.pop();
   }
 
   /** Works out the node's most free share of one GPU again (its GPUs' use or health changed). */

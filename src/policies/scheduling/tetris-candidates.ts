@@ -5,7 +5,7 @@ import { InvariantError } from '../../errors.js';
 import { insertAt, removeAt } from '../../model/fit-index.js';
 import { nodeAllows } from '../placement/node-filter.js';
 import { minFreeGpuMilli } from '../placement/pack.js';
-import { alignmentOfFree, alignmentOn } from './tetris-alignment.js';
+import { alignmentOfFree } from './tetris-alignment.js';
 import { compareFreeKeys, type Descending, type FreeKey } from './tetris-descending.js';
 
 /** True when one replica of `demand` (of a request allowed `gpuTypes`) fits the machine now. */
@@ -64,21 +64,29 @@ export class SingleCandidates {
     let count = 0;
     for (const part of this.parts) {
       const found: number[] = [];
+      const positions: number[] = [];
       for (let at = 0; found.length <= this.bound; at++) {
         const i = this.nodeAt(part, at);
         if (i < 0) break;
-        if (this.fits(i)) found.push(i);
+        if (!this.fits(i)) continue;
+        found.push(i);
+        positions.push(at);
       }
       part.next = found.length > this.bound ? found.pop()! : -1;
       part.members = found;
-      for (const i of found) {
+      for (let f = 0; f < found.length; f++) {
+        const i = found[f]!;
+        const alignment = this.alignmentAt(part.list, positions[f]!);
         let k = count++;
-        for (; k > 0 && nodes[k - 1]! > i; k--) nodes[k] = nodes[k - 1]!;
+        for (; k > 0 && nodes[k - 1]! > i; k--) {
+          nodes[k] = nodes[k - 1]!;
+          alignments[k] = alignments[k - 1]!;
+        }
         nodes[k] = i;
+        alignments[k] = alignment;
       }
     }
     nodes.length = count;
-    for (let k = 0; k < count; k++) alignments[k] = this.alignmentWith(nodes[k]!);
     alignments.length = count;
     this.summed();
   }
@@ -114,11 +122,12 @@ export class SingleCandidates {
       removeAt(this.alignments, at);
       if (part.next >= 0) {
         const entering = part.next;
+        const position = part.list.positionOf(entering);
         part.members.push(entering);
         const to = sortedPosition(this.nodes, entering);
         insertAt(this.nodes, to, entering);
-        insertAt(this.alignments, to, this.alignmentWith(entering));
-        part.next = this.nextFrom(part, part.list.positionOf(entering) + 1);
+        insertAt(this.alignments, to, this.alignmentAt(part.list, position));
+        part.next = this.nextFrom(part, position + 1);
       }
       this.summed();
       return part.next === nodeIndex ? -1 : part.next;
@@ -151,8 +160,10 @@ export class SingleCandidates {
     return replicaFits(this.scratch, this.demand, this.gpuTypes, nodeIndex);
   }
 
-  private alignmentWith(nodeIndex: number): number {
-    return alignmentOn(this.scratch, nodeIndex, this.demand);
+  /** The replica's alignment with the machine at a list position, from the free GPU capacity and CPU the list holds for it (current: see Descending). */
+  private alignmentAt(list: Descending, at: number): number {
+    const i = list.node(at);
+    return alignmentOfFree(this.scratch.nodes[i]!, list.gpuMilliAt(at), list.cpuMilliAt(at), this.scratch.freeMemMiB(i), this.demand);
   }
 
   private summed(): void {
@@ -177,7 +188,7 @@ export interface UsedMachine {
 
 /** True when the used machine stands above `key` (more free GPU capacity, then free CPU, then the higher index). */
 function standsAbove(machine: UsedMachine, key: FreeKey): boolean {
-  return compareFreeKeys([machine.gpuMilli, machine.cpuMilli, machine.nodeIndex], key) > 0;
+  return (machine.gpuMilli - key[0] || machine.cpuMilli - key[1] || machine.nodeIndex - key[2]) > 0;
 }
 
 /** One GPU group's share of a replica's candidates. */

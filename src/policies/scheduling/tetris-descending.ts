@@ -52,6 +52,11 @@ export class Descending {
     return this.gpuMilli[at]!;
   }
 
+  /** The free CPU of the machine at a position. */
+  cpuMilliAt(at: number): number {
+    return this.cpuMilli[at]!;
+  }
+
   /** Reads twice as many machines; false when every machine is read already. */
   readMore(): boolean {
     if (this.end === null) return false;
