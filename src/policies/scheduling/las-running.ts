@@ -1,5 +1,5 @@
 import { BTree, type BTreeOf } from '../../model/btree.js';
-import { DueQueue } from '../../model/due-queue.js';
+import { EventQueue } from '../../engine/event-queue.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobView } from '../types.js';
 import { compareLasKeys, DUE_SLACK_S, queueOf, type LasKey } from './las-order.js';
@@ -10,8 +10,6 @@ export interface RunningLas {
   readonly key: LasKey;
   /** GPUs its tasks hold (a shared GPU counts whole): the most free whole GPUs preempting it can add. */
   readonly gpuSlots: number;
-  /** When it crosses its queue's threshold (see demoteDue), or null when it cannot be demoted further. */
-  readonly dueS: number | null;
   /** False once it left the index (its entry in the demotions is passed over then). */
   indexed: boolean;
 }
@@ -29,11 +27,12 @@ export class LasRunning {
   private readonly lowestFirst: BTreeOf<LasKey, RunningLas> = new BTree<LasKey, RunningLas>(undefined, (a, b) => compareLasKeys(b, a));
   private readonly byId = new Map<string, RunningLas>();
   /**
-   * Running jobs that may be demoted, earliest due first. An entry whose job left or was taken in
-   * again since stays until its time comes and is passed over then (see demoteDue): most jobs end
-   * before they are due, and taking each one out of an ordered index cost more than the rest.
+   * Running jobs that may be demoted, in the engine's event queue by the time they are due (ties in
+   * the order added). An entry whose job left or was taken in again since stays until its time
+   * comes and is passed over then (see demoteDue): most jobs end before they are due, and taking
+   * each one out of an ordered index cost more than the rest.
    */
-  private readonly demotions = new DueQueue<RunningLas>();
+  private readonly demotions = new EventQueue<RunningLas>();
   /** Per queue: running jobs and the GPU slots they hold. */
   private readonly counts: number[];
   private readonly slots: number[];
@@ -65,8 +64,8 @@ export class LasRunning {
   demoteDue(cluster: ClusterView, nowS: number): void {
     const due: RunningLas[] = [];
     const { demotions } = this;
-    while (demotions.nextDueS() <= nowS + DUE_SLACK_S) {
-      const entry = demotions.poll()!;
+    for (let next = demotions.peek(); next !== undefined && next.timeS <= nowS + DUE_SLACK_S; next = demotions.peek()) {
+      const entry = demotions.pop()!.event;
       if (entry.indexed) due.push(entry);
     }
     for (const entry of due) {
@@ -107,10 +106,10 @@ export class LasRunning {
     let gpuSlots = 0;
     for (const task of cluster.tasksOf(id) ?? []) gpuSlots += task.gpuIndices.length;
     const dueS = queue < this.thresholdsGpuS.length && view.gpus > 0 ? nowS + (this.thresholdsGpuS[queue]! - serviceGpuS) / view.gpus : null;
-    const entry: RunningLas = { view, key: { queue, submitS: view.request.submitS, id }, gpuSlots, dueS, indexed: true };
+    const entry: RunningLas = { view, key: { queue, submitS: view.request.submitS, id }, gpuSlots, indexed: true };
     this.byId.set(id, entry);
     if (queue > 0) this.lowestFirst.set(entry.key, entry);
-    if (dueS !== null) this.demotions.add(dueS, entry);
+    if (dueS !== null) this.demotions.push(dueS, entry);
     this.counts[queue]!++;
     this.slots[queue]! += gpuSlots;
   }
