@@ -61,23 +61,23 @@ export class Engine<E> {
    * the clock then stands at the last event's time, or at `untilS` when the horizon cut the run.
    */
   run(untilS = Infinity): RunOutcome {
+    const queue = this.queue;
     for (;;) {
-      const next = this.queue.peek();
-      if (next === undefined) return 'drained';
-      if (next.timeS > untilS) {
+      if (queue.size === 0) return 'drained';
+      const timeS = queue.peekTimeS();
+      if (timeS > untilS) {
         this.clockS = untilS;
         return 'horizon';
       }
-      this.queue.pop();
-      this.clockS = next.timeS;
-      if (this.handlers.isStale(next.event)) {
+      const event = queue.pop()!;
+      this.clockS = timeS;
+      if (this.handlers.isStale(event)) {
         this.staleCount++;
       } else {
         this.dispatchedCount++;
-        this.handlers.dispatch(next.event);
+        this.handlers.dispatch(event);
       }
-      const following = this.queue.peek();
-      if (this.handlers.endOfInstant && (following === undefined || following.timeS > this.clockS)) {
+      if (this.handlers.endOfInstant && (queue.size === 0 || queue.peekTimeS() > this.clockS)) {
         this.handlers.endOfInstant();
       }
     }

@@ -64,8 +64,8 @@ export class LasRunning {
   demoteDue(cluster: ClusterView, nowS: number): void {
     const due: RunningLas[] = [];
     const { demotions } = this;
-    for (let next = demotions.peek(); next !== undefined && next.timeS <= nowS + DUE_SLACK_S; next = demotions.peek()) {
-      const entry = demotions.pop()!.event;
+    while (demotions.peekTimeS() <= nowS + DUE_SLACK_S) {
+      const entry = demotions.pop()!;
       if (entry.indexed) due.push(entry);
     }
     for (const entry of due) {
