@@ -66,7 +66,11 @@ export class JobControl {
    */
   private liveById: Map<string, JobRuntime> | null = null;
   private starts = 0;
-  private readonly queue = new OrderedList<JobRuntime>({ get: (job) => job.queueLink, set: (job, link) => void (job.queueLink = link) });
+  /** Keyed by arrival: a job queued again goes back among the others in submission order (see requeue). */
+  private readonly queue = new OrderedList<JobRuntime>(
+    { get: (job) => job.queueLink, set: (job, link) => void (job.queueLink = link) },
+    { of: (job) => job.arrivalIndex, count: () => this.allJobs.length },
+  );
   private readonly runningList = new OrderedList<JobRuntime>({ get: (job) => job.runningLink, set: (job, link) => void (job.runningLink = link) });
   private ended = 0;
   private changed = false;
@@ -742,8 +746,7 @@ export class JobControl {
 
   /** Puts a job back in the queue in submission order (`preemptedBy`: it was preempted, for that job when not null). */
   private requeue(job: JobRuntime, preemptedBy?: JobRuntime | null): void {
-    const index = job.arrivalIndex;
-    const renumbered = this.queue.insertFromBack(job, (other) => other.arrivalIndex <= index);
+    const renumbered = this.queue.insertByKey(job);
     if (renumbered) {
       // Every queued job moved: each counts as queued anew, so policies ordering by position re-read it.
       for (const other of this.queue.toArray()) {

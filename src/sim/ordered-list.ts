@@ -1,3 +1,5 @@
+import { PositionsByKey } from './positions-by-key.js';
+
 /** What an empty list reads as. */
 const NO_ITEMS: readonly never[] = [];
 
@@ -16,6 +18,16 @@ export interface ListLink<T> {
 export interface ListSlot<T> {
   get(item: T): ListLink<T> | null;
   set(item: T, link: ListLink<T> | null): void;
+}
+
+/**
+ * Each item's key for inserts by key (see OrderedList.insertByKey): a whole number below `count()`,
+ * no two listed items sharing one, fixed while the item is listed.
+ */
+export interface ListKeys<T> {
+  of(item: T): number;
+  /** Keys there are (asked when the first insert by key is made). */
+  count(): number;
 }
 
 /** A slot in a map of its own, for items that keep no link themselves. */
@@ -40,8 +52,14 @@ export class OrderedList<T> {
   private head: ListLink<T> | null = null;
   private tail: ListLink<T> | null = null;
   private cached: T[] | null = [];
+  /** The links by key, made at the first insert by key, then kept as items come and go. */
+  private byKey: PositionsByKey<ListLink<T>> | null = null;
 
-  constructor(private readonly slot: ListSlot<T> = mapSlot()) {}
+  /** `keys`: the items' keys, for inserts by key (none: the list takes none). */
+  constructor(
+    private readonly slot: ListSlot<T> = mapSlot(),
+    private readonly keys: ListKeys<T> | null = null,
+  ) {}
 
   /** Items in the list. */
   get size(): number {
@@ -87,13 +105,18 @@ export class OrderedList<T> {
   }
 
   /**
-   * Inserts an item after the last item, scanning back from the end, that `goesBefore` it (at the
-   * front when none does): the place an ordered insert from the back finds in an array. Returns
-   * true when the list had to number its items afresh (every position changed).
+   * Inserts an item after the item last in the list whose key is at most the item's own (at the
+   * front when none is): the place an ordered insert from the back of an array finds, in O(log keys)
+   * whatever the list holds. Returns true when the list had to number its items afresh (every
+   * position changed). Only for a list given keys.
    */
-  insertFromBack(item: T, goesBefore: (other: T) => boolean): boolean {
-    let after = this.tail;
-    while (after !== null && !goesBefore(after.item)) after = after.previous;
+  insertByKey(item: T): boolean {
+    const keys = this.keys!;
+    if (this.byKey === null) {
+      this.byKey = new PositionsByKey<ListLink<T>>(keys.count());
+      for (let link = this.head; link !== null; link = link.next) this.byKey.set(keys.of(link.item), link);
+    }
+    const after = this.byKey.lastAtMost(keys.of(item));
     const before = after === null ? this.head : after.next;
     if (before === null) {
       this.linkAfter(after, item, (after?.position ?? 0) + 1);
@@ -107,7 +130,7 @@ export class OrderedList<T> {
     }
     // Positions this close have run out of precision: number them afresh and try again.
     this.renumber();
-    this.insertFromBack(item, goesBefore);
+    this.insertByKey(item);
     return true;
   }
 
@@ -120,6 +143,7 @@ export class OrderedList<T> {
     if (link.next !== null) link.next.previous = link.previous;
     else this.tail = link.previous;
     this.slot.set(item, null);
+    this.byKey?.clear(this.keys!.of(item));
     this.count--;
     this.cached = null;
     return true;
@@ -134,6 +158,7 @@ export class OrderedList<T> {
     if (next !== null) next.previous = link;
     else this.tail = link;
     this.slot.set(item, link);
+    this.byKey?.set(this.keys!.of(item), link);
     this.count++;
     this.cached = null;
   }
@@ -141,6 +166,7 @@ export class OrderedList<T> {
   private renumber(): void {
     let position = 1;
     for (let link = this.head; link !== null; link = link.next) link.position = position++;
+    this.byKey?.refresh();
   }
 }
 
