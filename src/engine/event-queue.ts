@@ -22,21 +22,17 @@ export class EventQueue<E> {
   push(timeS: number, event: E): number {
     const seq = this.nextSeq++;
     if (this.count === this.timesS.length) this.grow();
-    const { timesS, seqs, events } = this;
+    const { timesS, seqs } = this;
     // Sift up from the new last slot, moving parents down into the hole.
     let k = this.count++;
     while (k > 0) {
       const parent = (k - 1) >> 1;
       const parentTimeS = timesS[parent]!;
       if (parentTimeS < timeS || (parentTimeS === timeS && seqs[parent]! < seq)) break;
-      timesS[k] = parentTimeS;
-      seqs[k] = seqs[parent]!;
-      events[k] = events[parent];
+      this.move(parent, k);
       k = parent;
     }
-    timesS[k] = timeS;
-    seqs[k] = seq;
-    events[k] = event;
+    this.put(k, timeS, seq, event);
     return seq;
   }
 
@@ -60,14 +56,10 @@ export class EventQueue<E> {
         if (right < last && (timesS[right]! < timesS[child]! || (timesS[right] === timesS[child] && seqs[right]! < seqs[child]!))) child = right;
         const childTimeS = timesS[child]!;
         if (timeS < childTimeS || (timeS === childTimeS && seq < seqs[child]!)) break;
-        timesS[k] = childTimeS;
-        seqs[k] = seqs[child]!;
-        events[k] = events[child];
+        this.move(child, k);
         k = child;
       }
-      timesS[k] = timeS;
-      seqs[k] = seq;
-      events[k] = event;
+      this.put(k, timeS, seq, event!);
     }
     return top;
   }
@@ -85,6 +77,20 @@ export class EventQueue<E> {
   /** Number of queued events (stale ones included until popped). */
   get size(): number {
     return this.count;
+  }
+
+  /** Copies the entry in slot `from` to slot `to`. */
+  private move(from: number, to: number): void {
+    this.timesS[to] = this.timesS[from]!;
+    this.seqs[to] = this.seqs[from]!;
+    this.events[to] = this.events[from];
+  }
+
+  /** Writes an entry into slot `k`. */
+  private put(k: number, timeS: number, seq: number, event: E): void {
+    this.timesS[k] = timeS;
+    this.seqs[k] = seq;
+    this.events[k] = event;
   }
 
   /** Doubles the key arrays' room. */
