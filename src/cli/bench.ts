@@ -4,7 +4,7 @@ import { measureAgainstHeap, measureHoldRatio } from '../bench/hold-ratio.js';
 import { benchImportMemory } from '../bench/import-memory.js';
 import type { BenchFigure as Figure } from '../bench/perf-gate.js';
 import { benchSimThroughput, simEvents } from '../bench/sim-throughput.js';
-import { caseNames, formatDelayS, runCaseHere, SCALING_JOBS, targetOf, type CaseResult } from '../bench/cases.js';
+import { caseNames, formatDelayS, MAX_SCALING_ROUNDS, runCaseHere, SCALING_JOBS, SCALING_ROUNDS, targetOf, type CaseResult } from '../bench/cases.js';
 import { ConfigError, SimError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
 import { alignColumns } from '../report/summary-table.js';
@@ -20,6 +20,7 @@ interface BenchArgs {
   list?: boolean;
   case?: string;
   caseTimeout?: number;
+  rounds?: number;
   rows?: number;
   json?: boolean;
   quick?: boolean;
@@ -118,6 +119,7 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
       .option('only', { type: 'string', describe: 'comma-separated cases and benchmarks (default: all; `dlsim bench --list` names them)' })
       .option('list', { type: 'boolean', describe: 'print the names of every case and benchmark, one a line, and stop' })
       .option('case-timeout', { type: 'string', coerce: wholeNumberOption('--case-timeout', 1), describe: 'seconds a case (each size of a scaling case) may run before it is stopped and reported as failing its target (default: no limit)' })
+      .option('rounds', { type: 'string', coerce: wholeNumberOption('--rounds', 1), describe: `rounds of each scaling case: every size once a round, each size's least time kept (default ${SCALING_ROUNDS}, at most ${MAX_SCALING_ROUNDS})` })
       .option('case', { type: 'string', hidden: true, describe: 'run one case in this process and print its figures as JSON (what each case\'s child process does)' })
       .option('rows', { type: 'string', coerce: wholeNumberOption('--rows', 1), describe: 'rows of the generated trace import-memory imports (default 1,000,000; 20,000 with --quick)' })
       .option('json', { type: 'boolean', describe: 'print the figures as one JSON object' })
@@ -147,6 +149,8 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
       });
     }
     if (args.case !== undefined) return printJson(await childFigures(args.case, args.quick === true));
+    const rounds = args.rounds ?? SCALING_ROUNDS;
+    if (rounds > MAX_SCALING_ROUNDS) throw new ConfigError('--rounds', `expected at most ${MAX_SCALING_ROUNDS}, got ${rounds}`);
     const cases = caseNames();
     if (args.list === true) {
       process.stdout.write(`${[...cases, ...Object.keys(BENCHMARKS)].join('\n')}\n`);
@@ -169,7 +173,7 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
         try {
           if (BENCHMARKS[name]) figures.push(...(await BENCHMARKS[name]!(args)));
           else {
-            const { result, failure } = await runCase(name, args.quick === true, args.caseTimeout);
+            const { result, failure } = await runCase(name, args.quick === true, args.caseTimeout, rounds);
             results.push(result);
             if (failure !== null) failures.push(`${name} (${failure})`);
             if (!args.json) progress.log(`  ${result.wallS === null ? '-' : `${result.wallS} s`}${result.ratio === null ? '' : `, ratio ${result.ratio}`}, target ${result.target}: ${result.pass === null ? '-' : result.pass ? 'held' : 'MISSED'} (${result.note})`);
@@ -227,19 +231,29 @@ async function childFigures(name: string, quick: boolean): Promise<ChildFigures>
   return { ...figures, maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024) };
 }
 
-/** Runs a case in a fresh process (its memory is its own), or each size of a scaling case, and checks the target; `failure` says why its process failed (null when it ran). */
-async function runCase(name: string, quick: boolean, timeoutS: number | undefined): Promise<{ result: CaseResult; failure: string | null }> {
+/**
+ * Runs a case in a fresh process (its memory is its own), or each size of a scaling case in each of
+ * `rounds` rounds (a size's least time kept), and checks the target; `failure` says why its process
+ * failed (null when it ran).
+ */
+async function runCase(name: string, quick: boolean, timeoutS: number | undefined, rounds: number): Promise<{ result: CaseResult; failure: string | null }> {
   const target = targetOf(name);
-  const sizes = name.startsWith('scaling/') ? (quick ? SCALING_JOBS.quick : SCALING_JOBS.full) : [null];
-  const runs: ChildFigures[] = [];
-  for (const size of sizes) {
-    const run = await spawnCase(size === null ? name : `${name}/${size}`, quick, timeoutS);
-    const what = size === null ? '' : ` at ${size} jobs`;
-    const missed = (note: string): CaseResult => ({ name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: false, note });
-    if (run === null) return { result: missed(`stopped after ${timeoutS} s${what}`), failure: null };
-    if ('failed' in run) return { result: missed(`failed${what}: ${run.failed}`), failure: run.failed };
-    runs.push(run);
+  const scaling = name.startsWith('scaling/');
+  const sizes = scaling ? (quick ? SCALING_JOBS.quick : SCALING_JOBS.full) : [null];
+  // Per size, its runs in round order.
+  const bySize: ChildFigures[][] = sizes.map(() => []);
+  for (let round = 0; round < (scaling ? rounds : 1); round++) {
+    for (const [k, size] of sizes.entries()) {
+      const run = await spawnCase(size === null ? name : `${name}/${size}`, quick, timeoutS);
+      const what = size === null ? '' : ` at ${size} jobs`;
+      const missed = (note: string): CaseResult => ({ name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: false, note });
+      if (run === null) return { result: missed(`stopped after ${timeoutS} s${what}`), failure: null };
+      if ('failed' in run) return { result: missed(`failed${what}: ${run.failed}`), failure: run.failed };
+      bySize[k]!.push(run);
+    }
   }
+  // Each size's run of least time (the first of equal ones).
+  const runs = bySize.map((sizeRuns) => sizeRuns.reduce((best, run) => ((run.wallS ?? Infinity) < (best.wallS ?? Infinity) ? run : best)));
   const last = runs[runs.length - 1]!;
   if (last.skipped !== undefined) return { result: { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: null, note: `not run: ${last.skipped}` }, failure: null };
   let ratio = last.ratio ?? null;
@@ -249,7 +263,9 @@ async function runCase(name: string, quick: boolean, timeoutS: number | undefine
     ratio = Math.round(Math.max(...ratios) * 100) / 100;
     // Each size's congestion: a larger replay that queues longer does more work a job.
     const delays = runs.every((r) => r.meanQueueDelayS !== undefined) ? `; mean queue delay ${runs.map((r) => formatDelayS(r.meanQueueDelayS!)).join(' / ')}` : '';
-    note = `${sizes.join(' / ')} jobs: ${runs.map((r) => `${r.wallS} s`).join(' / ')} (ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}${delays}); ${note.replace(/^\d+ /, '').replace(/; mean queue delay [^)]*\)/, ')')}`;
+    const least = bySize[0]!.length > 1 ? `least of ${bySize[0]!.length} rounds ` : '';
+    const eachRound = bySize[0]!.length > 1 ? `; rounds ${bySize[0]!.map((_, round) => bySize.map((sizeRuns) => sizeRuns[round]!.wallS).join(' / ')).join(', ')} s` : '';
+    note = `${sizes.join(' / ')} jobs: ${least}${runs.map((r) => `${r.wallS} s`).join(' / ')} (ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}${delays}${eachRound}); ${note.replace(/^\d+ /, '').replace(/; mean queue delay [^)]*\)/, ')')}`;
   }
   const wallS = last.wallS ?? null;
   const events = last.events ?? null;
@@ -257,7 +273,7 @@ async function runCase(name: string, quick: boolean, timeoutS: number | undefine
     name,
     wallS,
     eventsPerS: events !== null && wallS !== null && wallS > 0 ? Math.round(events / wallS) : null,
-    maxRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
+    maxRssMiB: Math.max(...bySize.flat().map((r) => r.maxRssMiB)),
     ratio,
     target: target.text,
     pass: target.holds(wallS, last.maxRssMiB, ratio),

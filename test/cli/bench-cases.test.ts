@@ -39,7 +39,7 @@ describe('dlsim bench cases', () => {
   });
 
   it('says how congested each replay ran: its mean queue delay, one per size of a scaling case', () => {
-    const run = dlsim('bench', '--quick', '--json', '--only', 'scaling/fifo');
+    const run = dlsim('bench', '--quick', '--json', '--only', 'scaling/fifo', '--rounds', '1');
     expect(run.code).toBe(0);
     const { cases } = JSON.parse(run.stdout) as { cases: { note: string }[] };
     const delays = /mean queue delay ([^;)]*)[;)]/.exec(cases[0]!.note)?.[1]?.split(' / ');
@@ -47,6 +47,30 @@ describe('dlsim bench cases', () => {
     for (const delay of delays!) expect(delay).toMatch(/^[\d,]+ s$/);
     // The replay's own note is not repeated after the sizes' delays.
     expect(cases[0]!.note.match(/mean queue delay/g)).toHaveLength(1);
+  });
+
+  it('runs a scaling case in rounds (two by default) and keeps each size\'s least time, its ratios taken from those', () => {
+    const run = dlsim('bench', '--quick', '--json', '--only', 'scaling/fifo');
+    expect(run.code).toBe(0);
+    const { cases } = JSON.parse(run.stdout) as { cases: { note: string; wallS: number; ratio: number }[] };
+    const { note, wallS, ratio } = cases[0]!;
+    const least = /least of 2 rounds ([^(]*) \(/.exec(note)?.[1]?.split(' / ').map((t) => Number.parseFloat(t));
+    const rounds = /; rounds ([^)]*) s\)/.exec(note)?.[1]?.split(', ').map((r) => r.split(' / ').map(Number));
+    expect(least).toHaveLength(4);
+    expect(rounds).toHaveLength(2);
+    for (const [k, time] of least!.entries()) expect(time).toBe(Math.min(...rounds!.map((r) => r[k]!)));
+    expect(wallS).toBe(least![3]);
+    const ratios = least!.slice(1).map((t, k) => t / least![k]!);
+    expect(ratio).toBe(Math.round(Math.max(...ratios) * 100) / 100);
+  });
+
+  it('rejects a number of rounds out of bounds in one line', () => {
+    for (const rounds of ['0', '11', 'two']) {
+      const run = dlsim('bench', '--quick', '--only', 'scaling/fifo', '--rounds', rounds);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(/--rounds: expected/);
+    }
   });
 
   it('stops a case that runs past --case-timeout and reports it as missing its target', () => {
