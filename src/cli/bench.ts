@@ -119,7 +119,7 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
       .option('only', { type: 'string', describe: 'comma-separated cases and benchmarks (default: all; `dlsim bench --list` names them)' })
       .option('list', { type: 'boolean', describe: 'print the names of every case and benchmark, one a line, and stop' })
       .option('case-timeout', { type: 'string', coerce: wholeNumberOption('--case-timeout', 1), describe: 'seconds a case (each size of a scaling case) may run before it is stopped and reported as failing its target (default: no limit)' })
-      .option('rounds', { type: 'string', coerce: wholeNumberOption('--rounds', 1), describe: `rounds of each scaling case: every size once a round, each size's least time kept (default ${SCALING_ROUNDS}, at most ${MAX_SCALING_ROUNDS})` })
+      .option('rounds', { type: 'string', coerce: wholeNumberOption('--rounds', 1, MAX_SCALING_ROUNDS), describe: `rounds of each scaling case: every size once a round, each size's least time kept (default ${SCALING_ROUNDS}, at most ${MAX_SCALING_ROUNDS})` })
       .option('case', { type: 'string', hidden: true, describe: 'run one case in this process and print its figures as JSON (what each case\'s child process does)' })
       .option('rows', { type: 'string', coerce: wholeNumberOption('--rows', 1), describe: 'rows of the generated trace import-memory imports (default 1,000,000; 20,000 with --quick)' })
       .option('json', { type: 'boolean', describe: 'print the figures as one JSON object' })
@@ -150,7 +150,6 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
     }
     if (args.case !== undefined) return printJson(await childFigures(args.case, args.quick === true));
     const rounds = args.rounds ?? SCALING_ROUNDS;
-    if (rounds > MAX_SCALING_ROUNDS) throw new ConfigError('--rounds', `expected at most ${MAX_SCALING_ROUNDS}, got ${rounds}`);
     const cases = caseNames();
     if (args.list === true) {
       process.stdout.write(`${[...cases, ...Object.keys(BENCHMARKS)].join('\n')}\n`);
@@ -258,25 +257,28 @@ async function runCase(name: string, quick: boolean, timeoutS: number | undefine
   if (last.skipped !== undefined) return { result: { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: null, note: `not run: ${last.skipped}` }, failure: null };
   let ratio = last.ratio ?? null;
   let note = last.note ?? '';
+  const roundsRun = bySize[0]!.length;
   if (runs.length > 1) {
     const ratios = runs.slice(1).map((run, k) => run.wallS! / runs[k]!.wallS!);
     ratio = Math.round(Math.max(...ratios) * 100) / 100;
     // Each size's congestion: a larger replay that queues longer does more work a job.
     const delays = runs.every((r) => r.meanQueueDelayS !== undefined) ? `; mean queue delay ${runs.map((r) => formatDelayS(r.meanQueueDelayS!)).join(' / ')}` : '';
-    const least = bySize[0]!.length > 1 ? `least of ${bySize[0]!.length} rounds ` : '';
-    const eachRound = bySize[0]!.length > 1 ? `; rounds ${bySize[0]!.map((_, round) => bySize.map((sizeRuns) => sizeRuns[round]!.wallS).join(' / ')).join(', ')} s` : '';
+    const least = roundsRun > 1 ? `least of ${roundsRun} rounds ` : '';
+    const eachRound = roundsRun > 1 ? `; rounds ${bySize[0]!.map((_, round) => bySize.map((sizeRuns) => sizeRuns[round]!.wallS).join(' / ')).join(', ')} s` : '';
     note = `${sizes.join(' / ')} jobs: ${least}${runs.map((r) => `${r.wallS} s`).join(' / ')} (ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}${delays}${eachRound}); ${note.replace(/^\d+ /, '').replace(/; mean queue delay [^)]*\)/, ')')}`;
   }
   const wallS = last.wallS ?? null;
   const events = last.events ?? null;
+  // The most any run of the case held: a round's memory counts even when its time was not the least.
+  const maxRssMiB = Math.max(...bySize.flat().map((r) => r.maxRssMiB));
   const result: CaseResult = {
     name,
     wallS,
     eventsPerS: events !== null && wallS !== null && wallS > 0 ? Math.round(events / wallS) : null,
-    maxRssMiB: Math.max(...bySize.flat().map((r) => r.maxRssMiB)),
+    maxRssMiB,
     ratio,
     target: target.text,
-    pass: target.holds(wallS, last.maxRssMiB, ratio),
+    pass: target.holds(wallS, maxRssMiB, ratio),
     note,
   };
   return { result, failure: null };

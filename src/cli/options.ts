@@ -19,10 +19,10 @@ export function checkBooleanFlags(argv: readonly string[]): void {
 }
 
 /**
- * A yargs `coerce` for a whole-number option given as text: digits only, at least `min`;
- * anything else (text, a fraction, a repeated option) is a ConfigError quoting what was given.
+ * A yargs `coerce` for a whole-number option given as text: digits only, at least `min` and at
+ * most `max`; anything else (text, a fraction, a repeated option) is a ConfigError quoting what was given.
  */
-export function wholeNumberOption(option: string, min: number): (value: unknown) => number {
+export function wholeNumberOption(option: string, min: number, max = Number.MAX_SAFE_INTEGER): (value: unknown) => number {
   const expected = min === 0 ? 'a non-negative integer' : min === 1 ? 'a positive integer' : `an integer ≥ ${min}`;
   return (value: unknown): number => {
     const text = typeof value === 'number' ? String(value) : value;
@@ -30,6 +30,7 @@ export function wholeNumberOption(option: string, min: number): (value: unknown)
       const shown = Array.isArray(value) ? `${value.length} values (give it once)` : JSON.stringify(value);
       throw new ConfigError(option, `expected ${expected}, got ${shown}`);
     }
+    if (Number(text) > max) throw new ConfigError(option, `expected at most ${max}, got ${Number(text)}`);
     return Number(text);
   };
 }
