@@ -188,8 +188,11 @@ export class CpuStarvationMeter {
     const scratch = (this.lookScratch ??= new CapacityScratch(this.cluster));
     let short = false;
     for (const role of gangs.roles) {
+      // A role that fits as asked fits without its CPU too (a node takes at least as many replicas
+      // asking for less): counted once. Only a role short as asked is counted again without CPU.
+      if (takes(scratch, role.asked, role.replicas, gangs.gpuTypes) >= role.replicas) continue;
       if (takes(scratch, role.withoutCpu, role.replicas, gangs.gpuTypes) < role.replicas) return false;
-      if (!short && takes(scratch, role.asked, role.replicas, gangs.gpuTypes) < role.replicas) short = true;
+      short = true;
     }
     return short;
   }
