@@ -52,16 +52,18 @@ export const REPLAY_JOBS = { full: 1_000_000, quick: 20_000 } as const;
 export const SCALING_JOBS = { full: [125_000, 250_000, 500_000, 1_000_000], quick: [2_500, 5_000, 10_000, 20_000] } as const;
 
 /**
- * Rounds of a scaling case by default: each round runs every size once, smallest first, and a
- * size's time is the least of its rounds. A ratio of two single runs carries the noise of both: on
- * a shared machine the same build ran 250,000 and 500,000 jobs in 8.4 and 20.5 s, then in 10.1 and
- * 17.0 s. Interference only ever adds time, so the least of a size's runs is the closest to what
- * the code costs; rounds rather than repeats in a row spread each size's runs over the case.
+ * Rounds of a timed case by default: each round runs the case once (a scaling case every size,
+ * smallest first), each in a fresh process, and the case's time (a scaling case's, each size's) is
+ * the least of its rounds. Interference only ever adds time: on a shared machine the same build ran
+ * 250,000 and 500,000 jobs in 8.4 and 20.5 s, then in 10.1 and 17.0 s, and a ratio of two single
+ * runs carries the noise of both; the least of a case's runs is the closest to what the code costs.
+ * Rounds rather than repeats in a row spread a case's runs over its time. The `engine` case (a
+ * ratio of two loops in one process, no time) runs once.
  */
-export const SCALING_ROUNDS = 2;
+export const CASE_ROUNDS = 2;
 
 /** Most rounds `--rounds` accepts (a full-size round is minutes per preset). */
-export const MAX_SCALING_ROUNDS = 10;
+export const MAX_CASE_ROUNDS = 10;
 
 /**
  * Arrivals of the replay jobs: re-timed as the Alibaba PAI simulator replays a job list (jobs in

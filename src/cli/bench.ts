@@ -4,7 +4,7 @@ import { measureAgainstHeap, measureHoldRatio } from '../bench/hold-ratio.js';
 import { benchImportMemory } from '../bench/import-memory.js';
 import type { BenchFigure as Figure } from '../bench/perf-gate.js';
 import { benchSimThroughput, simEvents } from '../bench/sim-throughput.js';
-import { caseNames, formatDelayS, MAX_SCALING_ROUNDS, runCaseHere, SCALING_JOBS, SCALING_ROUNDS, targetOf, type CaseResult } from '../bench/cases.js';
+import { CASE_ROUNDS, caseNames, formatDelayS, MAX_CASE_ROUNDS, runCaseHere, SCALING_JOBS, targetOf, type CaseResult } from '../bench/cases.js';
 import { ConfigError, SimError } from '../errors.js';
 import { presetNames } from '../policies/presets.js';
 import { alignColumns } from '../report/summary-table.js';
@@ -119,7 +119,7 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
       .option('only', { type: 'string', describe: 'comma-separated cases and benchmarks (default: all; `dlsim bench --list` names them)' })
       .option('list', { type: 'boolean', describe: 'print the names of every case and benchmark, one a line, and stop' })
       .option('case-timeout', { type: 'string', coerce: wholeNumberOption('--case-timeout', 1), describe: 'seconds a case (each size of a scaling case) may run before it is stopped and reported as failing its target (default: no limit)' })
-      .option('rounds', { type: 'string', coerce: wholeNumberOption('--rounds', 1, MAX_SCALING_ROUNDS), describe: `rounds of each scaling case: every size once a round, each size's least time kept (default ${SCALING_ROUNDS}, at most ${MAX_SCALING_ROUNDS})` })
+      .option('rounds', { type: 'string', coerce: wholeNumberOption('--rounds', 1, MAX_CASE_ROUNDS), describe: `rounds of each timed case: the case once a round (a scaling case every size), its least time kept (default ${CASE_ROUNDS}, at most ${MAX_CASE_ROUNDS})` })
       .option('case', { type: 'string', hidden: true, describe: 'run one case in this process and print its figures as JSON (what each case\'s child process does)' })
       .option('rows', { type: 'string', coerce: wholeNumberOption('--rows', 1), describe: 'rows of the generated trace import-memory imports (default 1,000,000; 20,000 with --quick)' })
       .option('json', { type: 'boolean', describe: 'print the figures as one JSON object' })
@@ -149,7 +149,7 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
       });
     }
     if (args.case !== undefined) return printJson(await childFigures(args.case, args.quick === true));
-    const rounds = args.rounds ?? SCALING_ROUNDS;
+    const rounds = args.rounds ?? CASE_ROUNDS;
     const cases = caseNames();
     if (args.list === true) {
       process.stdout.write(`${[...cases, ...Object.keys(BENCHMARKS)].join('\n')}\n`);
@@ -231,9 +231,9 @@ async function childFigures(name: string, quick: boolean): Promise<ChildFigures>
 }
 
 /**
- * Runs a case in a fresh process (its memory is its own), or each size of a scaling case in each of
- * `rounds` rounds (a size's least time kept), and checks the target; `failure` says why its process
- * failed (null when it ran).
+ * Runs a case in a fresh process (its memory is its own) in each of `rounds` rounds, a scaling case
+ * each of its sizes, keeping the least time (a size's), and checks the target; `failure` says why
+ * its process failed (null when it ran). The `engine` case runs once (see CASE_ROUNDS).
  */
 async function runCase(name: string, quick: boolean, timeoutS: number | undefined, rounds: number): Promise<{ result: CaseResult; failure: string | null }> {
   const target = targetOf(name);
@@ -241,7 +241,7 @@ async function runCase(name: string, quick: boolean, timeoutS: number | undefine
   const sizes = scaling ? (quick ? SCALING_JOBS.quick : SCALING_JOBS.full) : [null];
   // Per size, its runs in round order.
   const bySize: ChildFigures[][] = sizes.map(() => []);
-  for (let round = 0; round < (scaling ? rounds : 1); round++) {
+  for (let round = 0; round < (name === 'engine' ? 1 : rounds); round++) {
     for (const [k, size] of sizes.entries()) {
       const run = await spawnCase(size === null ? name : `${name}/${size}`, quick, timeoutS);
       const what = size === null ? '' : ` at ${size} jobs`;
@@ -258,6 +258,7 @@ async function runCase(name: string, quick: boolean, timeoutS: number | undefine
   let ratio = last.ratio ?? null;
   let note = last.note ?? '';
   const roundsRun = bySize[0]!.length;
+  if (runs.length === 1 && roundsRun > 1) note = `least of ${roundsRun} runs (${bySize[0]!.map((r) => r.wallS).join(' / ')} s); ${note}`;
   if (runs.length > 1) {
     const ratios = runs.slice(1).map((run, k) => run.wallS! / runs[k]!.wallS!);
     ratio = Math.round(Math.max(...ratios) * 100) / 100;

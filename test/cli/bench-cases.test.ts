@@ -38,6 +38,20 @@ describe('dlsim bench cases', () => {
     expect(cases[0]!.ratio).toBeGreaterThan(0);
   });
 
+  it('runs a timed case in two rounds by default and keeps its least time; the engine ratio once', () => {
+    const run = dlsim('bench', '--quick', '--json', '--only', 'engine,optimus-round');
+    expect(run.code).toBe(0);
+    const { cases } = JSON.parse(run.stdout) as { cases: { note: string; wallS: number }[] };
+    const [engine, round] = cases;
+    expect(engine!.note).not.toMatch(/least of/);
+    const times = /^least of 2 runs \(([^)]*) s\); one allocation round/.exec(round!.note)?.[1]?.split(' / ').map(Number);
+    expect(times).toHaveLength(2);
+    expect(round!.wallS).toBe(Math.min(...times!));
+    const once = dlsim('bench', '--quick', '--json', '--only', 'optimus-round', '--rounds', '1');
+    expect(once.code).toBe(0);
+    expect((JSON.parse(once.stdout) as { cases: { note: string }[] }).cases[0]!.note).toMatch(/^one allocation round/);
+  });
+
   it('says how congested each replay ran: its mean queue delay, one per size of a scaling case', () => {
     const run = dlsim('bench', '--quick', '--json', '--only', 'scaling/fifo', '--rounds', '1');
     expect(run.code).toBe(0);
