@@ -248,13 +248,14 @@ async function runCase(name: string, quick: boolean, timeoutS: number | undefine
       const missed = (note: string): CaseResult => ({ name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: false, note });
       if (run === null) return { result: missed(`stopped after ${timeoutS} s${what}`), failure: null };
       if ('failed' in run) return { result: missed(`failed${what}: ${run.failed}`), failure: run.failed };
+      // A case that cannot run here (its input is absent) is not asked again.
+      if (run.skipped !== undefined) return { result: { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: null, note: `not run: ${run.skipped}` }, failure: null };
       bySize[k]!.push(run);
     }
   }
   // Each size's run of least time (the first of equal ones).
   const runs = bySize.map((sizeRuns) => sizeRuns.reduce((best, run) => ((run.wallS ?? Infinity) < (best.wallS ?? Infinity) ? run : best)));
   const last = runs[runs.length - 1]!;
-  if (last.skipped !== undefined) return { result: { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: null, note: `not run: ${last.skipped}` }, failure: null };
   let ratio = last.ratio ?? null;
   let note = last.note ?? '';
   const roundsRun = bySize[0]!.length;

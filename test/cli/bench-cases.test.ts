@@ -52,6 +52,19 @@ describe('dlsim bench cases', () => {
     expect((JSON.parse(once.stdout) as { cases: { note: string }[] }).cases[0]!.note).toMatch(/^one allocation round/);
   });
 
+  it('says a case whose input is absent was not run, with no time and no verdict', () => {
+    // A working folder with no ../shared beside it: the Philly trace is absent.
+    const cwd = mkdtempSync(join(tmpdir(), 'dlsim-bench-absent-'));
+    try {
+      const run = spawnSync(process.execPath, [CLI, 'bench', '--quick', '--json', '--only', 'philly/fifo'], { cwd, encoding: 'utf8' });
+      expect(run.status).toBe(0);
+      const { cases } = JSON.parse(run.stdout) as { cases: Record<string, unknown>[] };
+      expect(cases).toEqual([expect.objectContaining({ name: 'philly/fifo', wallS: null, pass: null, note: 'not run: ../shared/traces/philly-pollux/philly.csv is absent' })]);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
   it('says how congested each replay ran: its mean queue delay, one per size of a scaling case', () => {
     const run = dlsim('bench', '--quick', '--json', '--only', 'scaling/fifo', '--rounds', '1');
     expect(run.code).toBe(0);
