@@ -118,7 +118,7 @@ export const benchCommand: CommandModule<object, BenchArgs> = {
     yargs
       .option('only', { type: 'string', describe: 'comma-separated cases and benchmarks (default: all; `dlsim bench --list` names them)' })
       .option('list', { type: 'boolean', describe: 'print the names of every case and benchmark, one a line, and stop' })
-      .option('case-timeout', { type: 'string', coerce: wholeNumberOption('--case-timeout', 1), describe: 'seconds a case (each size of a scaling case) may run before it is stopped and reported as failing its target (default: no limit)' })
+      .option('case-timeout', { type: 'string', coerce: wholeNumberOption('--case-timeout', 1), describe: 'seconds each run of a case (of each size of a scaling case) may take before it is stopped and reported as failing its target (default: no limit)' })
       .option('rounds', { type: 'string', coerce: wholeNumberOption('--rounds', 1, MAX_CASE_ROUNDS), describe: `rounds of each timed case: the case once a round (a scaling case every size), its least time kept (default ${CASE_ROUNDS}, at most ${MAX_CASE_ROUNDS})` })
       .option('case', { type: 'string', hidden: true, describe: 'run one case in this process and print its figures as JSON (what each case\'s child process does)' })
       .option('rows', { type: 'string', coerce: wholeNumberOption('--rows', 1), describe: 'rows of the generated trace import-memory imports (default 1,000,000; 20,000 with --quick)' })
@@ -239,17 +239,18 @@ async function runCase(name: string, quick: boolean, timeoutS: number | undefine
   const target = targetOf(name);
   const scaling = name.startsWith('scaling/');
   const sizes = scaling ? (quick ? SCALING_JOBS.quick : SCALING_JOBS.full) : [null];
+  // A case without figures: missed (pass false) or not run (pass null).
+  const withoutFigures = (pass: false | null, note: string): CaseResult => ({ name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass, note });
   // Per size, its runs in round order.
   const bySize: ChildFigures[][] = sizes.map(() => []);
   for (let round = 0; round < (name === 'engine' ? 1 : rounds); round++) {
     for (const [k, size] of sizes.entries()) {
       const run = await spawnCase(size === null ? name : `${name}/${size}`, quick, timeoutS);
       const what = size === null ? '' : ` at ${size} jobs`;
-      const missed = (note: string): CaseResult => ({ name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: false, note });
-      if (run === null) return { result: missed(`stopped after ${timeoutS} s${what}`), failure: null };
-      if ('failed' in run) return { result: missed(`failed${what}: ${run.failed}`), failure: run.failed };
+      if (run === null) return { result: withoutFigures(false, `stopped after ${timeoutS} s${what}`), failure: null };
+      if ('failed' in run) return { result: withoutFigures(false, `failed${what}: ${run.failed}`), failure: run.failed };
       // A case that cannot run here (its input is absent) is not asked again.
-      if (run.skipped !== undefined) return { result: { name, wallS: null, eventsPerS: null, maxRssMiB: null, ratio: null, target: target.text, pass: null, note: `not run: ${run.skipped}` }, failure: null };
+      if (run.skipped !== undefined) return { result: withoutFigures(null, `not run: ${run.skipped}`), failure: null };
       bySize[k]!.push(run);
     }
   }
