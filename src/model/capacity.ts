@@ -52,6 +52,11 @@ export class CapacityScratch {
     this.stamps = TOUCH_STAMPS.values;
   }
 
+  /** True while this scratch has reserved, taken back, opened or closed nothing: it sees the cluster as it is. */
+  get untouched(): boolean {
+    return this.overlay === null && this.opened === null;
+  }
+
   /** True when `bestFit` and `worstFit` can answer (a scratch of the current state; an 'empty' one is scanned). */
   get indexed(): boolean {
     return this.base === 'current';

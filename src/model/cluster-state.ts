@@ -54,6 +54,8 @@ export interface ClusterView {
   readonly growthCount: number;
   /** Nodes whose free capacity grew after the mark `growthCount` had (each once), in the order of their last growth. */
   grownNodesSince(mark: number): readonly number[];
+  /** How many times some node's free capacity shrank or a node stopped taking tasks (tasks given, a node or GPU went): unchanged since a mark, the cluster only grew. */
+  readonly shrinkCount: number;
   /** Schedulable nodes in best-fit order per GPU group (free GPU capacity, free CPU, index), brought up to date when asked. */
   fitIndex(): FitIndexView;
   /** The node's hardware kind, numbered from 0: nodes of one kind have the same GPU model, GPUs, CPU and memory. */
@@ -100,6 +102,8 @@ export class ClusterState implements ClusterView {
   private readonly fit: FitIndex;
   /** Nodes whose free capacity grew (see grownNodesSince). */
   private readonly growth: GrowthLog;
+  /** See shrinkCount. */
+  private shrinks = 0;
   /** Per node, the most free share of one working GPU (see mostFreeGpuMilli), kept as tasks and GPUs change. */
   private readonly mostFreeGpu: number[];
   /** Nodes whose place in the fit index is out of date (brought up to date when the index is read). */
@@ -169,6 +173,10 @@ export class ClusterState implements ClusterView {
 
   grownNodesSince(mark: number): readonly number[] {
     return this.growth.since(mark);
+  }
+
+  get shrinkCount(): number {
+    return this.shrinks;
   }
 
   fitIndex(): FitIndexView {
@@ -379,6 +387,7 @@ export class ClusterState implements ClusterView {
     const delta = (this.schedulable(nodeIndex) ? 1 : 0) - (wasSchedulable ? 1 : 0);
     this.schedulableWholeFree += delta * this.wholeFree[nodeIndex]!;
     if (delta > 0) this.growth.grew(nodeIndex);
+    else if (delta < 0) this.shrinks++;
   }
 
   /** Marks one GPU up or down; a down GPU is never allocated. */
@@ -390,6 +399,7 @@ export class ClusterState implements ClusterView {
     const wasWholeFree = this.isWholeFree(nodeIndex, gpuIndex);
     gpus[gpuIndex] = up;
     if (up) this.growth.grew(nodeIndex);
+    else this.shrinks++;
     this.adjustWholeFree(nodeIndex, (this.isWholeFree(nodeIndex, gpuIndex) ? 1 : 0) - (wasWholeFree ? 1 : 0));
     this.refreshMostFreeGpu(nodeIndex);
   }
@@ -593,6 +603,7 @@ export class ClusterState implements ClusterView {
     this.allocatedCpuMilliTotal += sign * task.demand.cpuMilli;
     this.allocatedMemMiBTotal += sign * task.demand.memMiB;
     if (sign < 0) this.growth.grew(i);
+    else this.shrinks++;
   }
 
   private checkFits(jobId: string, tasks: readonly TaskPlacement[]): void {

@@ -1,7 +1,9 @@
 /** The capacity reason a gang that could not be placed waits for (see WaitReason). */
 import type { CapacityScratch } from '../model/capacity.js';
 import { GPU_MILLI } from '../model/cluster-spec.js';
+import type { ClusterView } from '../model/cluster-state.js';
 import type { ReplicaDemand } from '../model/job-spec.js';
+import { nodeAllows } from './placement/node-filter.js';
 import { minFreeGpuMilli, minGpuRoom } from './placement/pack.js';
 import type { PlacementPolicy, PlacementRequest, ReplicaRequest } from './types.js';
 import type { CapacityReason } from './wait-reason.js';
@@ -100,4 +102,68 @@ function diagnoseByPlacement(scratch: CapacityScratch, placement: PlacementPolic
   if (tasks === null) return scratch.indexed || gpuReplicas > 1 ? 'gang' : 'fragmented';
   scratch.unreserve(tasks);
   return 'cpu-memory';
+}
+
+/** A diagnosis kept by DiagnosisMemo: whose it is, of what request, and the cluster's marks when it was last known to hold. */
+interface KeptDiagnosis {
+  readonly owner: object;
+  readonly request: PlacementRequest;
+  readonly reason: CapacityReason;
+  /** The first GPU replica's GPUs alone, for a `fragmented` one (null otherwise). */
+  readonly only: ReplicaDemand | null;
+  growthMark: number;
+  readonly shrinkMark: number;
+}
+
+/**
+ * The last diagnosis made on a scratch that saw the cluster as it is, given again without the
+ * work while it still holds: a blocked head diagnosed at every pass is most often diagnosed on a
+ * cluster that only grew since, by a few finished tasks that changed nothing for it. Given the
+ * same owner and request object, a scratch that still sees the cluster as it is, and a cluster
+ * that only grew since (shrinkCount unchanged): `cpu-memory` of a gang whose GPU replicas all ask
+ * for the same GPUs holds (its free-GPU total and its nodes' room only grew, and it still did not
+ * fit); `fragmented` holds until a node grown since holds one replica's GPUs (the nodes that did
+ * not grow hold no more than they did). Other reasons are worked out again.
+ */
+export class DiagnosisMemo {
+  private kept: KeptDiagnosis | null = null;
+
+  /** The reason `request` (of `owner`), which did not fit `scratch`, waits, as diagnoseUnplaced gives it. */
+  diagnose(cluster: ClusterView, scratch: CapacityScratch, placement: PlacementPolicy, request: PlacementRequest, owner: object): CapacityReason {
+    const kept = this.kept;
+    if (kept !== null && kept.owner === owner && kept.request === request && scratch.untouched && scratch.indexed && cluster.shrinkCount === kept.shrinkMark) {
+      if (kept.only === null || !someGrownHolds(cluster, scratch, kept.growthMark, kept.only, request.gpuTypes)) {
+        kept.growthMark = cluster.growthCount;
+        return kept.reason;
+      }
+    }
+    const reason = diagnoseUnplaced(scratch, placement, request);
+    this.kept = scratch.untouched && scratch.indexed ? lasting(cluster, request, reason, owner) : null;
+    return reason;
+  }
+}
+
+/** The diagnosis to keep, when its reason lasts while the cluster only grows (see DiagnosisMemo); else null. */
+function lasting(cluster: ClusterView, request: PlacementRequest, reason: CapacityReason, owner: object): KeptDiagnosis | null {
+  if (reason !== 'cpu-memory' && reason !== 'fragmented') return null;
+  let example: ReplicaDemand | null = null;
+  for (const { demand } of request.replicas) {
+    if (demand.gpus === 0) continue;
+    example ??= demand;
+    if (demand !== example && !sameGpus(demand, example)) return null;
+  }
+  const only = reason === 'fragmented' && example !== null ? gpuOnly(example) : null;
+  if (reason === 'fragmented' && only === null) return null;
+  return { owner, request, reason, only, growthMark: cluster.growthCount, shrinkMark: cluster.shrinkCount };
+}
+
+/** True when a schedulable node of an allowed GPU model grown after `mark` holds one replica of `only` now. */
+function someGrownHolds(cluster: ClusterView, scratch: CapacityScratch, mark: number, only: ReplicaDemand, gpuTypes: readonly string[]): boolean {
+  if (cluster.growthCount === mark) return false;
+  const grown = cluster.grownNodesSince(mark);
+  for (let k = 0; k < grown.length; k++) {
+    const i = grown[k]!;
+    if (nodeAllows(cluster.nodes[i]!, only, gpuTypes) && scratch.fitCount(i, only) > 0) return true;
+  }
+  return false;
 }

@@ -12,7 +12,7 @@ import { hasSpotJobs, PRIORITY_CLASSES, reclaimForHighPriority } from '../polici
 import type { RecoveryPolicy } from '../policies/recovery/types.js';
 import { policyEntry, type PolicyEntry, type PolicyHandle, type PolicyKind } from '../policies/registry.js';
 import { placementRequestOf, type ObservingContext, type PlacementPolicy, type SchedulingContext, type SchedulingPolicy, type WaitExplainer } from '../policies/types.js';
-import { diagnoseUnplaced } from '../policies/wait-diagnosis.js';
+import { DiagnosisMemo, diagnoseUnplaced } from '../policies/wait-diagnosis.js';
 import type { PolicyChoice, Scenario } from '../scenario/scenario.js';
 import { applyDecisions } from './apply-decisions.js';
 import type { SimEvent } from './events.js';
@@ -253,10 +253,12 @@ export class PolicyHost {
     const waits = this.control.waits;
     const engine = this.engine;
     const placement = this.placement;
+    const cluster = this.cluster;
+    const memo = new DiagnosisMemo();
     return {
       job: (job, reason, blocker) => waits.own(job, engine.nowS, reason, blocker),
       unplaced: (job, scratch, request) => {
-        const reason = diagnoseUnplaced(scratch, placement, request ?? placementRequestOf(job.request));
+        const reason = memo.diagnose(cluster, scratch, placement, request ?? placementRequestOf(job.request), job);
         waits.own(job, engine.nowS, reason);
         return reason;
       },
