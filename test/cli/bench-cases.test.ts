@@ -4,9 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { caseNames, schedulingPresets, targetOf } from '../../src/bench/cases.js';
-import { CLI, ROOT, dlsim, interrupt, waitUntil } from '../cli-run.js';
+import { CLI, ROOT, dlsim, interrupt, waitUntil, type CliRun } from '../cli-run.js';
+
+/** Runs `dlsim` with these arguments once for the file: tests that read the same run share it. */
+function sharedRun(...args: string[]): () => CliRun {
+  let run: CliRun | null = null;
+  return () => (run ??= dlsim(...args));
+}
 
 describe('dlsim bench cases', () => {
+  const engineAndRound = sharedRun('bench', '--quick', '--json', '--only', 'engine,optimus-round');
+  const scalingFifo = sharedRun('bench', '--quick', '--json', '--only', 'scaling/fifo');
+
   it('names a replay, a scaling and a philly case for one preset of every scheduling policy', () => {
     const presets = schedulingPresets();
     expect(presets).toEqual(expect.arrayContaining(['fifo', 'fifo-backfill', 'sjf', 'drf', 'tetris', 'tiresias', 'optimus', 'edl']));
@@ -26,7 +35,7 @@ describe('dlsim bench cases', () => {
   });
 
   it('prints every case it ran as {name, wallS, eventsPerS, maxRssMiB, ratio, target, pass}, each run in its own process', () => {
-    const run = dlsim('bench', '--quick', '--json', '--only', 'engine,optimus-round');
+    const run = engineAndRound();
     expect(run.code).toBe(0);
     const { cases } = JSON.parse(run.stdout) as { cases: Record<string, unknown>[] };
     expect(cases.map((c) => c.name)).toEqual(['engine', 'optimus-round']);
@@ -39,7 +48,7 @@ describe('dlsim bench cases', () => {
   });
 
   it('runs a timed case in two rounds by default and keeps its least time; the engine ratio once', () => {
-    const run = dlsim('bench', '--quick', '--json', '--only', 'engine,optimus-round');
+    const run = engineAndRound();
     expect(run.code).toBe(0);
     const { cases } = JSON.parse(run.stdout) as { cases: { note: string; wallS: number }[] };
     const [engine, round] = cases;
@@ -66,7 +75,7 @@ describe('dlsim bench cases', () => {
   });
 
   it('says how congested each replay ran: its mean queue delay, one per size of a scaling case', () => {
-    const run = dlsim('bench', '--quick', '--json', '--only', 'scaling/fifo', '--rounds', '1');
+    const run = scalingFifo();
     expect(run.code).toBe(0);
     const { cases } = JSON.parse(run.stdout) as { cases: { note: string }[] };
     const delays = /mean queue delay ([^;)]*)[;)]/.exec(cases[0]!.note)?.[1]?.split(' / ');
@@ -77,7 +86,7 @@ describe('dlsim bench cases', () => {
   });
 
   it('runs a scaling case in rounds (two by default) and keeps each size\'s least time, its ratios taken from those', () => {
-    const run = dlsim('bench', '--quick', '--json', '--only', 'scaling/fifo');
+    const run = scalingFifo();
     expect(run.code).toBe(0);
     const { cases } = JSON.parse(run.stdout) as { cases: { note: string; wallS: number; ratio: number }[] };
     const { note, wallS, ratio } = cases[0]!;
