@@ -131,14 +131,16 @@ export class DiagnosisMemo {
   /** The reason `request` (of `owner`), which did not fit `scratch`, waits, as diagnoseUnplaced gives it. */
   diagnose(cluster: ClusterView, scratch: CapacityScratch, placement: PlacementPolicy, request: PlacementRequest, owner: object): CapacityReason {
     const kept = this.kept;
-    if (kept !== null && kept.owner === owner && kept.request === request && scratch.untouched && scratch.indexed && cluster.shrinkCount === kept.shrinkMark) {
+    // Only a scratch that sees the cluster as it is gives or takes a kept diagnosis.
+    const seesCluster = scratch.untouched && scratch.indexed;
+    if (seesCluster && kept !== null && kept.owner === owner && kept.request === request && cluster.shrinkCount === kept.shrinkMark) {
       if (kept.only === null || !someGrownHolds(cluster, scratch, kept.growthMark, kept.only, request.gpuTypes)) {
         kept.growthMark = cluster.growthCount;
         return kept.reason;
       }
     }
     const reason = diagnoseUnplaced(scratch, placement, request);
-    this.kept = scratch.untouched && scratch.indexed ? lasting(cluster, request, reason, owner) : null;
+    this.kept = seesCluster ? lasting(cluster, request, reason, owner) : null;
     return reason;
   }
 }
