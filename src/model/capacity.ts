@@ -641,17 +641,19 @@ const SHARED_GPU_BITS = 30;
 const SHARED_GPU_LISTS: (readonly number[] | undefined)[] = [];
 
 /**
- * One frozen list per set of GPU indices, shared by every task on those GPUs (a task never
- * changes its list): over a million tasks, one small array each would be garbage the collector
- * copies and promotes while the task runs. The first `count` of `picked` must be in ascending order; indices past
- * SHARED_GPU_BITS get a list of their own.
+ * One list per set of GPU indices, shared by every task on those GPUs (a task never changes its
+ * list): over a million tasks, one small array each would be garbage the collector copies and
+ * promotes while the task runs. The first `count` of `picked` must be in ascending order; indices past
+ * SHARED_GPU_BITS get a list of their own. Read-only by type, not frozen: V8 reads a frozen array's
+ * elements on a slow path (a loop over one ran 5-8 times slower), and these are read at every
+ * allocation, release and check of a task.
  */
 function sharedGpuList(picked: readonly number[], count: number): readonly number[] {
   let bits = 0;
   for (let k = 0; k < count; k++) {
     const g = picked[k]!;
-    if (g >= SHARED_GPU_BITS) return Object.freeze(picked.slice(0, count));
+    if (g >= SHARED_GPU_BITS) return picked.slice(0, count);
     bits |= 1 << g;
   }
-  return (SHARED_GPU_LISTS[bits] ??= Object.freeze(picked.slice(0, count)));
+  return (SHARED_GPU_LISTS[bits] ??= picked.slice(0, count));
 }

@@ -5,7 +5,7 @@ import { FitIndex, fitGroupOf, gpuRoomOf, type FitIndexView } from './fit-index.
 import { GrowthLog } from './growth-log.js';
 
 /** What a start that takes nothing back returns. */
-const NO_EVICTIONS: readonly Eviction[] = Object.freeze([]);
+const NO_EVICTIONS: readonly Eviction[] = [];
 
 /** Health of a node: up (schedulable), cordoned (healthy but closed to new work), down (unusable). */
 export type NodeHealth = 'up' | 'cordoned' | 'down';

@@ -16,7 +16,7 @@ export interface RoleShape {
 export type RuntimeShape = readonly RoleShape[];
 
 /** The shape of a job that holds nothing (shared: one empty array for every such job). */
-export const EMPTY_SHAPE: RuntimeShape = Object.freeze([]);
+export const EMPTY_SHAPE: RuntimeShape = [];
 
 /** The shape a job's tasks form, role by role in the spec's role order. */
 export function shapeOfTasks(spec: JobSpec, tasks: readonly TaskPlacement[]): RuntimeShape {

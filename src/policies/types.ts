@@ -119,7 +119,7 @@ export interface QueueChanges<V extends JobView = JobView> {
 export type SchedulingAction = Decision;
 
 /** What a pass that asks for nothing returns (shared: most passes of a busy run start nothing). */
-export const NO_ACTIONS: readonly SchedulingAction[] = Object.freeze([]);
+export const NO_ACTIONS: readonly SchedulingAction[] = [];
 
 /** What every scheduling policy has, whatever it may read about jobs. */
 interface SchedulingPolicyBase {

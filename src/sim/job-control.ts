@@ -23,11 +23,11 @@ import { CpuStarvationMeter } from './cpu-starvation.js';
 import { WaitLedger } from './wait-ledger.js';
 
 /** No tasks: what a job's workers hold once its processes died. */
-const NO_TASKS: readonly TaskPlacement[] = Object.freeze([]);
+const NO_TASKS: readonly TaskPlacement[] = [];
 /** No data workers. */
-const NO_AUX: readonly AuxTask[] = Object.freeze([]);
+const NO_AUX: readonly AuxTask[] = [];
 /** The start of a job without a start-up time: a zero pause (shared by every such start). */
-const NO_STARTUP: readonly PauseStep[] = Object.freeze([Object.freeze({ kind: 'starting', seconds: 0 })]);
+const NO_STARTUP: readonly PauseStep[] = [Object.freeze({ kind: 'starting', seconds: 0 })];
 
 /** What the job control acts on: the run's engine, cluster, hardware faults and settings. */
 export interface JobControlSetup {

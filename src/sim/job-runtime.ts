@@ -16,14 +16,14 @@ const DAY_S = 86_400;
 
 // Shared empty values: most of a million jobs never need their own (each empty array or set costs
 // tens of bytes a job).
-const NO_PAUSE_STEPS: readonly PauseStep[] = Object.freeze([]);
-const NO_NODES: readonly string[] = Object.freeze([]);
-const NO_TASKS: readonly TaskPlacement[] = Object.freeze([]);
+const NO_PAUSE_STEPS: readonly PauseStep[] = [];
+const NO_NODES: readonly string[] = [];
+const NO_TASKS: readonly TaskPlacement[] = [];
 /** Speed changes a PS job keeps (its first ones: the time to reach its speed is early in its life). */
 const RATE_CHANGES_KEPT = 256;
 /** Nodes a job's list of used nodes holds before it keeps a set of them too. */
 const NODES_SCANNED = 16;
-const NO_SPEED_SAMPLES: readonly SpeedSample[] = Object.freeze([]);
+const NO_SPEED_SAMPLES: readonly SpeedSample[] = [];
 const NO_PAUSES: Readonly<Record<PauseKind, number>> = Object.freeze({ detecting: 0, rescheduling: 0, 'health-check': 0, starting: 0, loading: 0, resizing: 0 });
 
 /** One task's role and the speed factor of the hardware it runs on. */
@@ -63,9 +63,9 @@ const NUMBERS_PER_JOB = 32;
  * with the value each has until a job first changes it: a job gets its block of them at its first
  * change, so that a replay without those costs nothing a job for them.
  */
-const COLD_DEFAULTS: readonly number[] = Object.freeze([
+const COLD_DEFAULTS: readonly number[] = [
   0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, Infinity, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
-]);
+];
 
 /** Jobs' blocks of cold numbers in one chunk (a chunk never moves: a job keeps a reference to its own). */
 const COLD_BLOCKS_PER_CHUNK = 1024;

@@ -1,5 +1,7 @@
 import type { TaskPlacement } from '../../model/allocation.js';
-import { copyFree, fitCountIn, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
+import { fitCountIn, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
+import { NodeStamps } from '../../model/node-stamps.js';
+import { InvariantError } from '../../errors.js';
 import { GPU_MILLI } from '../../model/cluster-spec.js';
 import type { ReplicaDemand } from '../../model/job-spec.js';
 import { nodeAllows } from '../placement/node-filter.js';
@@ -19,15 +21,10 @@ export class GangCount {
   private readonly gpuTypes: readonly string[];
   /** Replicas the scratch's nodes take as they are. */
   private readonly baseCount: number;
-  /**
-   * Nodes with tasks given back: their free capacity with those tasks back, and the replicas it
-   * takes; null for a node that cannot take the gang's replicas at all.
-   */
-  private readonly potential = new Map<number, Potential | null>();
   /** Replicas the nodes with given-back tasks take more than in the scratch. */
   private gained = 0;
-  /** Marks the nodes a `fitsWithout` call has counted. */
-  private stamp = 0;
+  /** This count's stamp in the shared per-node store: a node's entry there is this count's when it holds it. */
+  private readonly stamp: number;
 
   /** Null unless counting is exact here: identical replicas, a complete placement, whole GPUs or a share of one. */
   static of(scratch: CapacityScratch, placement: PlacementPolicy, request: PlacementRequest): GangCount | null {
@@ -49,6 +46,7 @@ export class GangCount {
     if (this.replicas > 1) for (let i = 0; i < scratch.nodes.length; i++) if (this.counts(i)) count += scratch.fitCount(i, demand);
     // One replica that did not fit fits on no node: nothing to count.
     this.baseCount = count;
+    this.stamp = POTENTIALS.begin(scratch.nodes.length);
   }
 
   /** True when the gang fits with everything given back so far. */
@@ -68,43 +66,58 @@ export class GangCount {
 
   /** True when the gang would still fit with these tasks (given back earlier) taken again. */
   fitsWithout(tasks: readonly TaskPlacement[]): boolean {
+    const store = this.store();
     // Taken out of the nodes' potential in place, counted, then given back in reverse: the counters are integers, so this restores them exactly.
-    for (const task of tasks) {
-      const entry = this.potential.get(task.nodeIndex);
-      if (entry) applyTask(entry.free, task, -1);
-    }
+    for (const task of tasks) if (this.holds(store, task.nodeIndex)) applyTask(store.free[task.nodeIndex]!, task, -1);
     let gained = this.gained;
-    const stamp = ++this.stamp;
+    const seen = store.seen.next(this.scratch.nodes.length);
     for (const task of tasks) {
-      const entry = this.potential.get(task.nodeIndex);
+      const node = task.nodeIndex;
       // Each node once: its count with all the tasks taken out.
-      if (!entry || entry.stamp === stamp) continue;
-      entry.stamp = stamp;
-      gained += fitCountIn(entry.free, this.demand) - entry.count;
+      if (!this.holds(store, node) || store.seen.values[node] === seen) continue;
+      store.seen.values[node] = seen;
+      gained += fitCountIn(store.free[node]!, this.demand) - store.count[node]!;
     }
     for (let k = tasks.length - 1; k >= 0; k--) {
       const task = tasks[k]!;
-      const entry = this.potential.get(task.nodeIndex);
-      if (entry) applyTask(entry.free, task, 1);
+      if (this.holds(store, task.nodeIndex)) applyTask(store.free[task.nodeIndex]!, task, 1);
     }
     return this.baseCount + gained >= this.replicas;
   }
 
   private change(tasks: readonly TaskPlacement[], sign: 1 | -1): void {
+    const store = this.store();
     for (const task of tasks) {
       const node = task.nodeIndex;
-      let entry = this.potential.get(node);
-      if (entry === undefined) {
-        entry = this.counts(node) ? { free: copyFree(this.scratch.free(node)), count: this.scratch.fitCount(node, this.demand), stamp: 0 } : null;
-        this.potential.set(node, entry);
+      if (store.stamps.values[node] !== this.stamp) {
+        // The node's first task: its free capacity as the scratch sees it, if it can take the gang's replicas at all.
+        store.stamps.values[node] = this.stamp;
+        const counts = this.counts(node);
+        store.counted[node] = counts ? 1 : 0;
+        if (counts) {
+          store.free[node] = this.scratch.freeInto(node, store.freeFor(node, this.scratch.nodes[node]!.gpus));
+          store.count[node] = this.scratch.fitCount(node, this.demand);
+        }
       }
-      if (entry === null) continue;
-      applyTask(entry.free, task, sign);
+      if (store.counted[node] === 0) continue;
+      const free = store.free[node]!;
+      applyTask(free, task, sign);
       // Counted after each task: the changes add up to the change over all of them.
-      const count = fitCountIn(entry.free, this.demand);
-      this.gained += count - entry.count;
-      entry.count = count;
+      const count = fitCountIn(free, this.demand);
+      this.gained += count - store.count[node]!;
+      store.count[node] = count;
     }
+  }
+
+  /** The shared store, which holds this count's entries while no newer count was made. */
+  private store(): NodePotentials {
+    if (POTENTIALS.stamps.last !== this.stamp) throw new InvariantError('a gang count was used after a newer one was made');
+    return POTENTIALS;
+  }
+
+  /** True when the store holds the node's potential for this count (given back tasks of a node that takes the gang's replicas). */
+  private holds(store: NodePotentials, node: number): boolean {
+    return store.stamps.values[node] === this.stamp && store.counted[node] === 1;
   }
 
   /** True when the node can take the gang's replicas at all (schedulable, of an allowed GPU model). */
@@ -113,13 +126,42 @@ export class GangCount {
   }
 }
 
-/** A node's free capacity with the tasks given back so far, and the replicas it takes. */
-interface Potential {
-  readonly free: NodeFree;
-  count: number;
-  /** The last `fitsWithout` call that counted the node. */
-  stamp: number;
+/**
+ * Per node, the free capacity with the tasks given back so far and the replicas it takes, for the
+ * newest count (a search uses one count at a time): kept in arrays reused from count to count, so
+ * that a victim's tasks cost array reads rather than a map entry and a copy of the node each.
+ */
+class NodePotentials {
+  /** The count whose entry a node holds. */
+  readonly stamps = new NodeStamps();
+  /** The `fitsWithout` call that counted a node last. */
+  readonly seen = new NodeStamps();
+  /** Whether the node can take the gang's replicas at all (1) or not (0). */
+  counted = new Uint8Array(0);
+  /** Its free capacity with the given-back tasks, and the replicas that takes. */
+  readonly free: NodeFree[] = [];
+  count = new Int32Array(0);
+
+  /** A stamp for a new count over `nodes` nodes. */
+  begin(nodes: number): number {
+    if (this.counted.length < nodes) {
+      this.counted = new Uint8Array(nodes);
+      this.count = new Int32Array(nodes);
+    }
+    return this.stamps.next(nodes);
+  }
+
+  /** The node's reused free capacity record, with one entry per GPU of a node with `gpus` GPUs. */
+  freeFor(node: number, gpus: number): NodeFree {
+    const kept = this.free[node];
+    if (kept !== undefined && kept.gpuFreeMilli.length === gpus) return kept;
+    const made: NodeFree = { cpuMilli: 0, memMiB: 0, gpuFreeMilli: new Array<number>(gpus).fill(0), wholeGpus: 0 };
+    this.free[node] = made;
+    return made;
+  }
 }
+
+const POTENTIALS = new NodePotentials();
 
 /** Adds a task's resources to free capacity (sign 1, as the scratch's `unreserve` does) or takes them again (-1). */
 function applyTask(free: NodeFree, task: TaskPlacement, sign: 1 | -1): void {

@@ -200,7 +200,7 @@ class Interned {
 }
 
 /** The GPU models a generated job allows: any. */
-const ANY_GPU_TYPE: readonly string[] = Object.freeze([]);
+const ANY_GPU_TYPE: readonly string[] = [];
 /** The speed of a replayed batch job. */
 const FIXED_SPEED: SpeedSpec = Object.freeze({ kind: 'fixed' });
 
