@@ -4,7 +4,6 @@ import type { AuxTask, Eviction, TaskPlacement } from '../model/allocation.js';
 import type { ClusterState } from '../model/cluster-state.js';
 import { restartSteps, saveBlockS, type CheckpointCosts } from '../model/checkpoint.js';
 import { firstRepeatedId } from '../model/job-ids.js';
-import { keyedNormal, SPEED_NOISE } from '../model/observations.js';
 import { isRecoveryPause, type PauseStep } from '../model/pause.js';
 import { demandIn, EMPTY_SHAPE, replicasIn, shapeOfTasks } from '../model/shape.js';
 import { psTruthStepsPerS } from '../model/ps-truth.js';
@@ -667,11 +666,10 @@ export class JobControl {
     this.refreshRate(job);
   }
 
-  /** Records the speed the job measured at its current shape since it took it (with measurement noise). */
+  /** Records the speed the job measured at its current shape since it took it (its measurement noise is added when read). */
   recordSpeedSample(job: JobRuntime): void {
     if (job.phase !== 'running' || job.paused || this.engine.nowS <= job.shapeSinceS) return;
-    const noise = 1 + SPEED_NOISE * keyedNormal(`dlsim:${this.scenario.seed}:speed:${job.spec.id}:${job.speedSamples.length}`);
-    job.addSpeedSample({ ps: job.ps, workers: job.workers, stepsPerS: job.rateStepsPerS * noise });
+    job.addSpeedSample({ ps: job.ps, workers: job.workers, stepsPerS: job.rateStepsPerS });
   }
 
   /** The training processes (re)started: a pod with less memory than its role uses is OOM-killed `sim.oomAfter` into training. */

@@ -4,7 +4,7 @@ import type { JobShards } from './job-shards.js';
 import type { ListLink } from './ordered-list.js';
 import type { JobRecord } from '../metrics/job-record.js';
 import { priorityOf, requestedGpus, requestOf, truthOf, type JobKind, type PriorityClass, type JobRequest, type JobSpec, type JobTruth, type Role } from '../model/job-spec.js';
-import { lossSamples, type LossSample, type SpeedSample } from '../model/observations.js';
+import { keyedNormal, lossSamples, SPEED_NOISE, type LossSample, type SpeedSample } from '../model/observations.js';
 import type { PauseKind, PauseStep } from '../model/pause.js';
 import { EMPTY_SHAPE, type RuntimeShape } from '../model/shape.js';
 import type { PreprocessingSpec } from '../model/preprocessing.js';
@@ -172,6 +172,8 @@ class JobExtras {
   shrunkByRecovery = false;
   nodesUsedSet: Set<string> | null = null;
   speedSampleList: SpeedSample[] | null = null;
+  /** Samples of the list with their measurement noise applied (the first ones: see speedSamples). */
+  speedSamplesNoised = 0;
   shards: JobShards | null = null;
   rateChanges: number[] | null = null;
   psStats: { maxPs: number; oomKills: number; psMigrations: number } | null = null;
@@ -1025,12 +1027,26 @@ export class JobRuntime implements OracleJobView, JobRecord {
     list.push(name);
   }
 
-  /** The speed samples the sampler took of the job, oldest first. */
+  /**
+   * The speeds the job measured, oldest first, with their measurement noise. The noise of a sample
+   * is fixed by the run's seed, the job and the sample's index, so it is applied when a sample is
+   * first read rather than when it is taken: most runs take a sample at every preemption and read
+   * none (only `optimus` reads them), and drawing a keyed noise costs more than the rest of a preemption's bookkeeping.
+   */
   get speedSamples(): readonly SpeedSample[] {
-    return this.speedSampleList ?? NO_SPEED_SAMPLES;
+    const list = this.speedSampleList;
+    if (list === null) return NO_SPEED_SAMPLES;
+    const extras = this.more();
+    for (let i = extras.speedSamplesNoised; i < list.length; i++) {
+      const sample = list[i]!;
+      const noise = 1 + SPEED_NOISE * keyedNormal(`dlsim:${this.run.seed}:speed:${this.spec.id}:${i}`);
+      list[i] = { ps: sample.ps, workers: sample.workers, stepsPerS: sample.stepsPerS * noise };
+    }
+    extras.speedSamplesNoised = list.length;
+    return list;
   }
 
-  /** Adds a speed sample. */
+  /** Adds a speed sample as the job ran (its measurement noise is applied when read: see speedSamples). */
   addSpeedSample(sample: SpeedSample): void {
     (this.speedSampleList ??= []).push(sample);
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvariantError } from '../../src/errors.js';
 import type { JobSpec } from '../../src/model/job-spec.js';
+import { keyedNormal, SPEED_NOISE } from '../../src/model/observations.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { placementRequestOf, type SchedulingAction, type SchedulingContext, type SchedulingPolicy } from '../../src/policies/types.js';
 import { Simulation } from '../../src/sim/simulation.js';
@@ -56,6 +57,35 @@ describe('simulation actions', () => {
     // Scaled beyond its request, it trains faster than nominal: its effective time is capped at the 550 s it trained.
     expect(result.summary.ettr).toBeCloseTo(550 / 580, 6);
     expect(result.summary.runtimeRatio).toBeCloseTo(550 / 580, 6);
+  });
+
+  it('gives each speed sample its keyed measurement noise, the same whether read at every pass or once at the end', () => {
+    const job = elasticAllreduce('e', 2, 1, 4, 1000);
+    const run = (readEveryPass: boolean) => {
+      const read: number[] = [];
+      const policy = scripted((c) => {
+        if (c.queued.length > 0) return startAll(c);
+        const running = c.running[0];
+        if (readEveryPass && running) read.push(running.speedSamples.length);
+        if (running && (c.nowS === 100 || c.nowS === 200) && running.workers < 4) {
+          const tasks = packPlacement.place(c.scratch(), { jobId: 'e', gpuTypes: [], replicas: [{ role: 'worker', demand: job.roles[0]!.demand }] })!;
+          return [{ kind: 'resize', jobId: 'e', add: tasks, remove: [] }];
+        }
+        return [];
+      }, 100);
+      const scenario = scenarioOf(gpuCluster(4, 8), [job]);
+      return { seed: scenario.seed, read, job: new Simulation(scenario, { schedulingPolicy: policy, checkInvariants: true }).run().jobs[0]! };
+    };
+    const eager = run(true);
+    const lazy = run(false);
+    // Read between the two samples too, and not at all in the other run.
+    expect(eager.read).toContain(1);
+    expect(lazy.read).toEqual([]);
+    expect(eager.job.speedSamples.map((s) => s.workers)).toEqual([2, 3]);
+    expect(lazy.job.speedSamples).toEqual(eager.job.speedSamples);
+    // The first shape trained at 1 step/s; its sample is that speed times the noise keyed by seed, job and index.
+    expect(eager.job.speedSamples[0]!.stepsPerS).toBeCloseTo(1 + SPEED_NOISE * keyedNormal(`dlsim:${eager.seed}:speed:e:0`), 12);
+    expect(eager.job.speedSamples[0]!.stepsPerS).not.toBe(1);
   });
 
   it('tells the scheduling policy which running jobs changed tasks since it last looked', () => {

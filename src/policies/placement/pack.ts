@@ -128,7 +128,7 @@ export function minFreeGpuMilli(demand: ReplicaDemand): number {
 function groupReplicas(request: PlacementRequest): ReplicaGroup[] {
   const groups: ReplicaGroup[] = [];
   for (const replica of request.replicas) {
-    const last = groups[groups.length - 1];
+    const last = groups.length > 0 ? groups[groups.length - 1] : undefined;
     if (last && last.role === replica.role && last.demand === replica.demand) last.remaining++;
     else groups.push({ role: replica.role, demand: replica.demand, remaining: 1 });
   }
