@@ -75,6 +75,12 @@ export interface PlacementPolicy {
    * free capacity only shrinks, which lets schedulers skip its likes.
    */
   readonly completeForIdentical?: boolean;
+  /**
+   * True when a gang fails only if, at some step, no node takes one more of its remaining replicas
+   * (each step puts at least one replica on a node that takes it): then a gang of R replicas fits
+   * wherever R untouched nodes could each take any one of its replicas on their own.
+   */
+  readonly failsOnlyWhenNoNodeTakesOne?: boolean;
   /** Reserves all replicas in `scratch` and returns their tasks, or returns null and reserves nothing. */
   place(scratch: CapacityScratch, request: PlacementRequest): TaskPlacement[] | null;
 }

@@ -58,10 +58,30 @@ export class EverFits {
     const request = smallest ?? placementRequestOf(spec);
     const demand = identicalDemand(request);
     if (demand !== null && this.placement.completeForIdentical === true) return this.roomFor(demand, request.gpuTypes) >= request.replicas.length;
-    this.emptyCluster ??= new ClusterState(this.cluster);
-    const fits = this.placement.place(new CapacityScratch(this.emptyCluster), request) !== null;
+    // Enough empty nodes that each take any one replica: the placement cannot run out of a node for the next.
+    const surely = this.placement.failsOnlyWhenNoNodeTakesOne === true && this.nodesTakingAny(request) >= request.replicas.length;
+    const fits = surely || this.placement.place(new CapacityScratch((this.emptyCluster ??= new ClusterState(this.cluster))), request) !== null;
     this.byShape.set(key, fits);
     return fits;
+  }
+
+  /** Installed nodes that, empty, each take one replica of any of the request's roles on their own. */
+  private nodesTakingAny(request: PlacementRequest): number {
+    let nodes = 0;
+    for (const { node, free, count } of this.classes) {
+      let takesAny = true;
+      let checked: ReplicaDemand | null = null;
+      for (const replica of request.replicas) {
+        if (replica.demand === checked) continue;
+        checked = replica.demand;
+        if (!nodeAllows(node, checked, request.gpuTypes) || fitCountIn(free, checked) < 1) {
+          takesAny = false;
+          break;
+        }
+      }
+      if (takesAny) nodes += count;
+    }
+    return nodes;
   }
 
   /** Replicas of `demand` the empty nodes hold between them (each node counted alone). */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TaskPlacement } from '../../src/model/allocation.js';
 import { CapacityScratch } from '../../src/model/capacity.js';
@@ -161,5 +162,25 @@ describe.each(policyIds('placement'))('placement policy %s (contract)', (name) =
 
   it('is deterministic', () => {
     expect(JSON.stringify(planSequence().results)).toBe(JSON.stringify(planSequence().results));
+  });
+
+  it.skipIf(policy.failsOnlyWhenNoNodeTakesOne !== true)('places every gang with at least as many nodes as replicas that each take any one of them (it says it fails only when no node takes one)', () => {
+    const demands = [gpu(1), gpu(2, 8, 32), gpu(4, 8, 32), gpu(1, 1, 4, 300), cpu(4, 8), cpu(16, 64)];
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ demand: fc.constantFrom(...demands), count: fc.integer({ min: 1, max: 4 }), role: fc.constantFrom<Role>('worker', 'ps', 'chief') }), { minLength: 1, maxLength: 3 }),
+        fc.constantFrom<string[]>([], ['A100'], ['V100']),
+        (groups, gpuTypes) => {
+          const request = req('g', 'batch', groups.flatMap((g) => replicas(g.count, g.demand, g.role)), gpuTypes);
+          const scratch = new CapacityScratch(busyCluster());
+          const takesAny = (i: number): boolean =>
+            scratch.schedulable(i) && request.replicas.every((r) => (r.demand.gpus === 0 || (scratch.nodes[i]!.gpuType !== null && (gpuTypes.length === 0 || gpuTypes.includes(scratch.nodes[i]!.gpuType!)))) && scratch.fitCount(i, r.demand) >= 1);
+          const nodes = scratch.nodes.filter((_, i) => takesAny(i)).length;
+          fc.pre(nodes >= request.replicas.length);
+          expect(policy.place(scratch, request)).not.toBeNull();
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

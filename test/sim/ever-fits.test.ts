@@ -61,4 +61,22 @@ describe('whether a job ever fits the empty cluster', () => {
       );
     });
   }
+
+  it('does not place a gang that enough empty nodes each taking any one of its replicas surely hold', () => {
+    let placements = 0;
+    const counted: PlacementPolicy = { ...packPlacement, place: (scratch, request) => (placements++, packPlacement.place(scratch, request)) };
+    const cluster = { nodes: nodesOf(Array.from({ length: 6 }, () => ({ gpuType: 'A', gpus: 8, cores: 64, memGiB: 256 }))) };
+    const everFits = new EverFits(cluster, counted);
+    const ps: ReplicaDemand = { gpus: 0, gpuMilli: 1000, cpuMilli: 4000, memMiB: 8192 };
+    const worker = (gpus: number): ReplicaDemand => ({ gpus, gpuMilli: 1000, cpuMilli: 8000, memMiB: 4096 });
+    // Five replicas (a PS and four workers), six nodes that each take either: no placement needed.
+    expect(everFits.fits(specOf(worker(2), 4, [], ps), null)).toBe(true);
+    expect(placements).toBe(0);
+    // Nine replicas on six nodes: placed to be sure (they fit, two workers a node).
+    expect(everFits.fits(specOf(worker(4), 8, [], ps), null)).toBe(true);
+    expect(placements).toBe(1);
+    // Workers of a GPU model the nodes lack: no node takes them.
+    expect(everFits.fits(specOf(worker(1), 2, ['B'], ps), null)).toBe(false);
+    expect(placements).toBe(2);
+  });
 });

@@ -10,6 +10,7 @@ import { nodeAllows } from './node-filter.js';
 export const firstFitPlacement: PlacementPolicy = {
   name: 'first-fit',
   completeForIdentical: true,
+  failsOnlyWhenNoNodeTakesOne: true,
   place(scratch: CapacityScratch, request: PlacementRequest): TaskPlacement[] | null {
     const placed: TaskPlacement[] = [];
     for (const replica of request.replicas) {

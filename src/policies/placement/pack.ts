@@ -21,6 +21,7 @@ interface ReplicaGroup {
 export const packPlacement: PlacementPolicy = {
   name: 'pack',
   completeForIdentical: true,
+  failsOnlyWhenNoNodeTakesOne: true,
   place: (scratch, request) => packWithin(scratch, request),
 };
 

@@ -13,6 +13,7 @@ import { nodeAllows } from './node-filter.js';
 export const spreadPlacement: PlacementPolicy = {
   name: 'spread',
   completeForIdentical: true,
+  failsOnlyWhenNoNodeTakesOne: true,
   place(scratch: CapacityScratch, request: PlacementRequest): TaskPlacement[] | null {
     let wholeGpusNeeded = 0;
     for (const replica of request.replicas) {
