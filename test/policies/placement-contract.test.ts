@@ -163,8 +163,15 @@ describe.each(policyIds('placement'))('placement policy %s (contract)', (name) =
   it('is deterministic', () => {
     expect(JSON.stringify(planSequence().results)).toBe(JSON.stringify(planSequence().results));
   });
+});
 
-  it.skipIf(policy.failsOnlyWhenNoNodeTakesOne !== true)('places every gang with at least as many nodes as replicas that each take any one of them (it says it fails only when no node takes one)', () => {
+/** The placement policies that say they fail only when no node takes one more replica. */
+const neverStranding = policyIds('placement').filter((name) => policyEntry('placement', name)!.create(TEST_HANDLE, {}).failsOnlyWhenNoNodeTakesOne === true);
+
+describe.each(neverStranding)('placement policy %s (contract: fails only when no node takes one more replica)', (name) => {
+  const policy = policyEntry('placement', name)!.create(TEST_HANDLE, {});
+
+  it('places every gang with at least as many nodes as replicas that each take any one of them', () => {
     const demands = [gpu(1), gpu(2, 8, 32), gpu(4, 8, 32), gpu(1, 1, 4, 300), cpu(4, 8), cpu(16, 64)];
     fc.assert(
       fc.property(
