@@ -592,6 +592,11 @@ export function fitCountOf(cpuMilli: number, memMiB: number, wholeGpus: number, 
   return count;
 }
 
+/** A record of a node's free resources with room for `gpus` GPUs, all zero: for a caller to fill with `freeInto` and reuse. */
+export function blankFree(gpus: number): NodeFree {
+  return { cpuMilli: 0, memMiB: 0, gpuFreeMilli: new Array<number>(gpus).fill(0), wholeGpus: 0 };
+}
+
 /** A mutable copy of a node's free resources, for scoring what-ifs. */
 export function copyFree(free: Readonly<NodeFree>): NodeFree {
   return { cpuMilli: free.cpuMilli, memMiB: free.memMiB, gpuFreeMilli: [...free.gpuFreeMilli], wholeGpus: free.wholeGpus };

@@ -1,5 +1,5 @@
 import type { TaskPlacement } from '../../model/allocation.js';
-import { fitCountOf, takeReplica, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
+import { blankFree, fitCountOf, takeReplica, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
 import { GPU_MILLI } from '../../model/cluster-spec.js';
 import { NodeStamps } from '../../model/node-stamps.js';
 import type { ReplicaDemand, Role } from '../../model/job-spec.js';
@@ -473,5 +473,5 @@ const WHAT_IF_FREE: NodeFree[] = [];
 
 /** The reused what-if copy for a node of `gpus` GPUs. */
 function whatIfFree(gpus: number): NodeFree {
-  return (WHAT_IF_FREE[gpus] ??= { cpuMilli: 0, memMiB: 0, gpuFreeMilli: new Array<number>(gpus).fill(0), wholeGpus: 0 });
+  return (WHAT_IF_FREE[gpus] ??= blankFree(gpus));
 }

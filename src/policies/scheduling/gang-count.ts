@@ -1,5 +1,5 @@
 import type { TaskPlacement } from '../../model/allocation.js';
-import { fitCountIn, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
+import { blankFree, fitCountIn, type CapacityScratch, type NodeFree } from '../../model/capacity.js';
 import { NodeStamps } from '../../model/node-stamps.js';
 import { InvariantError } from '../../errors.js';
 import { GPU_MILLI } from '../../model/cluster-spec.js';
@@ -92,14 +92,13 @@ export class GangCount {
       if (store.stamps.values[node] !== this.stamp) {
         // The node's first task: its free capacity as the scratch sees it, if it can take the gang's replicas at all.
         store.stamps.values[node] = this.stamp;
-        const counts = this.counts(node);
-        store.counted[node] = counts ? 1 : 0;
-        if (counts) {
+        store.count[node] = NOT_COUNTED;
+        if (this.counts(node)) {
           store.free[node] = this.scratch.freeInto(node, store.freeFor(node, this.scratch.nodes[node]!.gpus));
           store.count[node] = this.scratch.fitCount(node, this.demand);
         }
       }
-      if (store.counted[node] === 0) continue;
+      if (store.count[node] === NOT_COUNTED) continue;
       const free = store.free[node]!;
       applyTask(free, task, sign);
       // Counted after each task: the changes add up to the change over all of them.
@@ -117,7 +116,7 @@ export class GangCount {
 
   /** True when the store holds the node's potential for this count (given back tasks of a node that takes the gang's replicas). */
   private holds(store: NodePotentials, node: number): boolean {
-    return store.stamps.values[node] === this.stamp && store.counted[node] === 1;
+    return store.stamps.values[node] === this.stamp && store.count[node] !== NOT_COUNTED;
   }
 
   /** True when the node can take the gang's replicas at all (schedulable, of an allowed GPU model). */
@@ -136,18 +135,13 @@ class NodePotentials {
   readonly stamps = new NodeStamps();
   /** The `fitsWithout` call that counted a node last. */
   readonly seen = new NodeStamps();
-  /** Whether the node can take the gang's replicas at all (1) or not (0). */
-  counted = new Uint8Array(0);
-  /** Its free capacity with the given-back tasks, and the replicas that takes. */
+  /** Its free capacity with the given-back tasks, and the replicas that takes (NOT_COUNTED for a node that cannot take the gang's replicas at all). */
   readonly free: NodeFree[] = [];
   count = new Int32Array(0);
 
   /** A stamp for a new count over `nodes` nodes. */
   begin(nodes: number): number {
-    if (this.counted.length < nodes) {
-      this.counted = new Uint8Array(nodes);
-      this.count = new Int32Array(nodes);
-    }
+    if (this.count.length < nodes) this.count = new Int32Array(nodes);
     return this.stamps.next(nodes);
   }
 
@@ -155,11 +149,12 @@ class NodePotentials {
   freeFor(node: number, gpus: number): NodeFree {
     const kept = this.free[node];
     if (kept !== undefined && kept.gpuFreeMilli.length === gpus) return kept;
-    const made: NodeFree = { cpuMilli: 0, memMiB: 0, gpuFreeMilli: new Array<number>(gpus).fill(0), wholeGpus: 0 };
-    this.free[node] = made;
-    return made;
+    return (this.free[node] = blankFree(gpus));
   }
 }
+
+/** A node's count in NodePotentials when it cannot take the gang's replicas at all. */
+const NOT_COUNTED = -1;
 
 const POTENTIALS = new NodePotentials();
 
