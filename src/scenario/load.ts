@@ -18,6 +18,7 @@ import { readCheckedJobs } from '../workload/checked-jobs.js';
 import { nativeIssue } from '../workload/formats/native.js';
 import { type ElasticJobManifest, dataSteps, elasticJobKind, elasticJobSpec, readElasticJobFile } from '../workload/formats/elastic-job.js';
 import { noJobError } from '../workload/import.js';
+import { SharedRoles } from '../workload/shared-roles.js';
 import { SkipCounter } from '../workload/skip-counter.js';
 import { generateSyntheticJobs, SYNTHETIC_KINDS, type SyntheticSpec } from '../workload/synthetic.js';
 import { PREPROCESSING_FAMILIES, type PreprocessingSpec } from '../model/preprocessing.js';
@@ -476,6 +477,7 @@ async function readTraceJobs(
   const limit = trace.limit ?? Infinity;
   const window: TraceWindow | null = trace.window === undefined ? null : { fromS: trace.window.from, toS: trace.window.to ?? Infinity };
   const scaling = { timeScale: trace.timeScale, loadScale: trace.loadScale, loadScaleBy: trace.loadScaleBy };
+  const roles = new SharedRoles();
   const read = readCheckedJobs(format, files, {
     // A window is cut before the limit: the reader cannot count the jobs it keeps.
     limit: window === null ? limit : Infinity,
@@ -494,7 +496,7 @@ async function readTraceJobs(
         outOfBounds = new ConfigError(locate(['workload', 'trace', key]), `job ${job.id} (${job.source}): ${problem}`);
         break;
       }
-      jobs.push(scaled);
+      jobs.push(roles.shared(scaled));
       if (jobs.length >= limit) break;
     }
   });

@@ -1,3 +1,4 @@
+import type { TaskPlacement } from '../../model/allocation.js';
 import { BTree, type BTreeOf } from '../../model/btree.js';
 import { EventQueue } from '../../engine/event-queue.js';
 import type { ClusterView } from '../../model/cluster-state.js';
@@ -10,6 +11,12 @@ export interface RunningLas {
   readonly key: LasKey;
   /** GPUs its tasks hold (a shared GPU counts whole): the most free whole GPUs preempting it can add. */
   readonly gpuSlots: number;
+  /**
+   * The tasks it holds, as the cluster listed them when it was taken in: every change of a running
+   * job's tasks lists it among the pass's changes, so they are still its tasks during a pass (a
+   * victim search reads them for every candidate).
+   */
+  readonly tasks: readonly TaskPlacement[];
   /** False once it left the index (its entry in the demotions is passed over then). */
   indexed: boolean;
 }
@@ -103,10 +110,11 @@ export class LasRunning {
     const id = view.request.id;
     const serviceGpuS = view.attainedGpuS - this.baseOf(id);
     const queue = queueOf(serviceGpuS, this.thresholdsGpuS);
+    const tasks = cluster.tasksOf(id) ?? NO_TASKS;
     let gpuSlots = 0;
-    for (const task of cluster.tasksOf(id) ?? []) gpuSlots += task.gpuIndices.length;
+    for (let k = 0; k < tasks.length; k++) gpuSlots += tasks[k]!.gpuIndices.length;
     const dueS = queue < this.thresholdsGpuS.length && view.gpus > 0 ? nowS + (this.thresholdsGpuS[queue]! - serviceGpuS) / view.gpus : null;
-    const entry: RunningLas = { view, key: { queue, submitS: view.request.submitS, id }, gpuSlots, indexed: true };
+    const entry: RunningLas = { view, key: { queue, submitS: view.request.submitS, id }, gpuSlots, tasks, indexed: true };
     this.byId.set(id, entry);
     if (queue > 0) this.lowestFirst.set(entry.key, entry);
     if (dueS !== null) this.demotions.push(dueS, entry);
@@ -124,6 +132,8 @@ export class LasRunning {
     this.slots[entry.key.queue]! -= entry.gpuSlots;
   }
 }
+
+const NO_TASKS: readonly TaskPlacement[] = [];
 
 /** What a B-tree scan's callback returns to stop the scan. */
 const STOP = { break: true } as const;

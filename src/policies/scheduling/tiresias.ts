@@ -118,8 +118,10 @@ class TiresiasState {
   sync(context: SchedulingContext): void {
     const { changes, cluster, nowS } = context;
     // A promotion is kept while its job runs or waits: jobs that left both since the last pass drop theirs.
-    for (const list of [changes.stopped, changes.queued, changes.started]) {
-      for (const job of list) if (job.phase !== 'running' && job.phase !== 'queued') this.promotions.delete(job.request.id);
+    if (this.promotions.size > 0) {
+      for (const list of [changes.stopped, changes.queued, changes.started]) {
+        for (const job of list) if (job.phase !== 'running' && job.phase !== 'queued') this.promotions.delete(job.request.id);
+      }
     }
     if (!this.seeded) {
       for (const view of context.queued) this.waiting.update(view);
@@ -148,7 +150,8 @@ class TiresiasState {
   }
 
   private baseOf(jobId: string): number {
-    return this.promotions.get(jobId)?.baseGpuS ?? 0;
+    // Most runs promote few jobs, or none: no lookup then.
+    return this.promotions.size === 0 ? 0 : (this.promotions.get(jobId)?.baseGpuS ?? 0);
   }
 
   /** A waiting job's queue, and when it may starve (its service and anchor are fixed while it waits). */
@@ -199,7 +202,7 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
     let outcome: LasOutcome = 'started';
     if (tasks === null) {
       const count = GangCount.of(plan.scratch, context.placement, request);
-      const chosen = victimsFor(plan, context, state.running, queue, preempted, request, count);
+      const chosen = victimsFor(plan, state.running, queue, preempted, request, count);
       // Counted exactly, a gang that does not fit with every candidate preempted cannot while the free capacity shrinks.
       if (chosen === null) {
         context.why?.unplaced(view, plan.scratch, request);
@@ -219,7 +222,7 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
       outcome = 'started-after-preempting';
     }
     starts.push({ kind: 'start', jobId: view.request.id, tasks, job: view });
-    const promotion = state.promotions.get(view.request.id);
+    const promotion = state.promotions.size === 0 ? undefined : state.promotions.get(view.request.id);
     if (promotion && promotion.anchorS === null) promotion.anchorS = context.nowS;
     return outcome;
   };
@@ -262,7 +265,6 @@ interface Victims {
  */
 function victimsFor(
   plan: ReplayScratch,
-  context: SchedulingContext,
   running: LasRunning,
   queue: number,
   preempted: ReadonlySet<RunningLas>,
@@ -275,7 +277,7 @@ function victimsFor(
   let fits = false;
   running.visitLowestFirst(queue, (victim) => {
     if (preempted.has(victim)) return false;
-    const tasks = context.cluster.tasksOf(victim.view.request.id) ?? [];
+    const tasks = victim.tasks;
     chosen.push(victim);
     held.push(tasks);
     if (count !== null) {
