@@ -6,6 +6,8 @@ import { GrowthLog } from './growth-log.js';
 
 /** What a start that takes nothing back returns. */
 const NO_EVICTIONS: readonly Eviction[] = [];
+/** A job without auxiliary tasks holds these. */
+const NO_AUX_TASKS: readonly AuxTask[] = [];
 
 /** Health of a node: up (schedulable), cordoned (healthy but closed to new work), down (unusable). */
 export type NodeHealth = 'up' | 'cordoned' | 'down';
@@ -241,7 +243,9 @@ export class ClusterState implements ClusterView {
   }
 
   auxOf(jobId: string): readonly AuxTask[] {
-    return this.auxByJob.get(jobId) ?? [];
+    // Most runs have no auxiliary tasks: no lookup then.
+    if (this.auxByJob.size === 0) return NO_AUX_TASKS;
+    return this.auxByJob.get(jobId) ?? NO_AUX_TASKS;
   }
 
   /** Auxiliary tasks (data workers) held over the cluster now. */

@@ -162,12 +162,12 @@ export class FitIndex implements FitIndexView {
     for (let level = levels.nextLevel(Math.max(0, Math.floor(minGpuMilli / LEVEL_MILLI))); level >= 0; level = levels.nextLevel(level + 1)) {
       // Every key of this level and above has more free GPU capacity than the caller wants.
       if (level * LEVEL_MILLI > untilGpuMilli) return;
-      const bucket = levels.at(level);
       // No node of the level has the CPU or the GPU room asked for.
-      if (bucket.maxCpu < minCpuMilli || bucket.maxRoom < minRoom) continue;
+      if (levels.maxCpuOf(level) < minCpuMilli || levels.maxRoomOf(level) < minRoom) continue;
+      const bucket = levels.at(level);
       const nodes = bucket.nodes;
       // Past the first level every key has more GPU than asked: the bound is the level's start, at the CPU asked for.
-      for (let k = levels.lowerBound(bucket, Math.max(level * LEVEL_MILLI, minGpuMilli), minCpuMilli, -1); k < bucket.count; k++) {
+      for (let k = levels.firstAtLeast(bucket, Math.max(level * LEVEL_MILLI, minGpuMilli), minCpuMilli); k < bucket.count; k++) {
         const i = nodes[k]!;
         const gpuMilli = gpuAt[i]!;
         if (gpuMilli > untilGpuMilli) return;
@@ -286,6 +286,12 @@ const LEVEL_MILLI = 100;
 /** One group's nodes: per free-GPU level (LEVEL_MILLI thousandths each) its node indices in key order, and a bitmap of the levels that hold any. */
 class FitGroup {
   private levels: (Bucket | undefined)[] = [];
+  /**
+   * Per level, its bounds on the most free CPU and the largest GPU room among its nodes (see
+   * Bucket), side by side (-Infinity for a level never used): a scan reads them for every level it
+   * passes, most of which it passes over without reading the level's nodes.
+   */
+  private bounds = new Float64Array(0);
   private words = new Uint32Array(4);
   size = 0;
 
@@ -294,6 +300,16 @@ class FitGroup {
   /** The nodes of a level (empty when none). */
   at(level: number): Bucket {
     return this.levels[level] ?? EMPTY_BUCKET;
+  }
+
+  /** A bound on the most free CPU of the level's nodes (-Infinity when it has none). */
+  maxCpuOf(level: number): number {
+    return 2 * level < this.bounds.length ? this.bounds[2 * level]! : -Infinity;
+  }
+
+  /** A bound on the largest GPU room of the level's nodes (-Infinity when it has none). */
+  maxRoomOf(level: number): number {
+    return 2 * level < this.bounds.length ? this.bounds[2 * level + 1]! : -Infinity;
   }
 
   /** Adds a node at its key (already in the keys). */
@@ -309,8 +325,11 @@ class FitGroup {
         const grown = new Array<Bucket | undefined>(Math.max(level + 1, 2 * this.levels.length)).fill(undefined);
         for (let k = 0; k < this.levels.length; k++) grown[k] = this.levels[k];
         this.levels = grown;
+        const bounds = new Float64Array(2 * grown.length).fill(-Infinity);
+        bounds.set(this.bounds);
+        this.bounds = bounds;
       }
-      this.levels[level] = bucket = { nodes: new Int32Array(4), count: 0, maxCpu: -Infinity, atMaxCpu: 0, maxRoom: -Infinity, atMaxRoom: 0, removed: 0 };
+      this.levels[level] = bucket = { level, nodes: new Int32Array(4), count: 0, atMaxCpu: 0, atMaxRoom: 0, removed: 0 };
     }
     if (bucket.count === 0) this.mark(level, true);
     const cpuMilli = this.keys.cpu[nodeIndex]!;
@@ -342,7 +361,7 @@ class FitGroup {
     bucket.count--;
     if (bucket.count === 0) this.mark(level, false);
     this.size--;
-    if (cpuMilli === bucket.maxCpu) bucket.atMaxCpu--;
+    if (cpuMilli === this.bounds[2 * level]) bucket.atMaxCpu--;
     this.roomTaken(bucket, this.keys.room[nodeIndex]!);
   }
 
@@ -356,17 +375,19 @@ class FitGroup {
   }
 
   private cpuAdded(bucket: Bucket, cpuMilli: number): void {
-    if (cpuMilli > bucket.maxCpu) {
-      bucket.maxCpu = cpuMilli;
+    const at = 2 * bucket.level;
+    if (cpuMilli > this.bounds[at]!) {
+      this.bounds[at] = cpuMilli;
       bucket.atMaxCpu = 1;
-    } else if (cpuMilli === bucket.maxCpu) bucket.atMaxCpu++;
+    } else if (cpuMilli === this.bounds[at]) bucket.atMaxCpu++;
   }
 
   private roomAdded(bucket: Bucket, room: number): void {
-    if (room > bucket.maxRoom) {
-      bucket.maxRoom = room;
+    const at = 2 * bucket.level + 1;
+    if (room > this.bounds[at]!) {
+      this.bounds[at] = room;
       bucket.atMaxRoom = 1;
-    } else if (room === bucket.maxRoom) bucket.atMaxRoom++;
+    } else if (room === this.bounds[at]) bucket.atMaxRoom++;
   }
 
   /**
@@ -376,14 +397,14 @@ class FitGroup {
    * of its nodes in removals since, so each removal pays a bounded share of it.
    */
   private roomTaken(bucket: Bucket, room: number): void {
-    if (room === bucket.maxRoom) bucket.atMaxRoom--;
+    if (room === this.bounds[2 * bucket.level + 1]) bucket.atMaxRoom--;
     bucket.removed++;
     if ((bucket.atMaxCpu === 0 || bucket.atMaxRoom === 0) && 4 * bucket.removed >= bucket.count) this.recount(bucket);
   }
 
   /** Works out a level's most free CPU and largest GPU room again. */
   private recount(bucket: Bucket): void {
-    bucket.maxCpu = bucket.maxRoom = -Infinity;
+    this.bounds[2 * bucket.level] = this.bounds[2 * bucket.level + 1] = -Infinity;
     bucket.atMaxCpu = bucket.atMaxRoom = 0;
     bucket.removed = 0;
     const { cpu, room } = this.keys;
@@ -392,6 +413,19 @@ class FitGroup {
       this.cpuAdded(bucket, cpu[i]!);
       this.roomAdded(bucket, room[i]!);
     }
+  }
+
+  /**
+   * The first position in a level whose node's key is at least (gpuMilli, cpuMilli) (lowerBound
+   * for any node index): the first node's when it is (a scan past its first level most often
+   * starts there), else found by binary search.
+   */
+  firstAtLeast(bucket: Bucket, gpuMilli: number, cpuMilli: number): number {
+    if (bucket.count === 0) return 0;
+    const first = bucket.nodes[0]!;
+    const g = this.keys.gpu[first]!;
+    if (g > gpuMilli || (g === gpuMilli && this.keys.cpu[first]! >= cpuMilli)) return 0;
+    return this.lowerBound(bucket, gpuMilli, cpuMilli, -1);
   }
 
   /** The first position in a level whose node's key is at least (gpuMilli, cpuMilli, nodeIndex). */
@@ -459,22 +493,21 @@ class FitGroup {
 }
 
 /**
- * One free-GPU level's nodes in key order (the first `count` entries of `nodes`), with bounds on the
- * most free CPU and the largest GPU room among them (-Infinity when empty), how many nodes have
- * exactly each (0: the bound is above every node's), and the removals since they were last worked out.
+ * One free-GPU level's nodes in key order (the first `count` entries of `nodes`), with how many
+ * nodes have exactly its bounds on the most free CPU and the largest GPU room (kept in its group's
+ * `bounds`; 0: the bound is above every node's), and the removals since they were last worked out.
  */
 interface Bucket {
+  readonly level: number;
   /** Node indices, grown by doubling (entries past `count` unused). */
   nodes: Int32Array;
   count: number;
-  maxCpu: number;
   atMaxCpu: number;
-  maxRoom: number;
   atMaxRoom: number;
   removed: number;
 }
 
-const EMPTY_BUCKET: Bucket = { nodes: new Int32Array(0), count: 0, maxCpu: -Infinity, atMaxCpu: 0, maxRoom: -Infinity, atMaxRoom: 0, removed: 0 };
+const EMPTY_BUCKET: Bucket = { level: -1, nodes: new Int32Array(0), count: 0, atMaxCpu: 0, atMaxRoom: 0, removed: 0 };
 
 /** Inserts `value` at position `k`, moving the rest up (no array allocated, as `splice` would). */
 export function insertAt(values: number[], k: number, value: number): void {
@@ -514,9 +547,9 @@ class DescendingCursor implements FitCursor {
         if (this.level < 0) return false;
         this.level = this.group!.previousLevel(this.level - 1);
         if (this.level < 0) return false;
-        const bucket = this.group!.at(this.level);
         // A level whose nodes all lack the CPU asked for is passed over at once.
-        if (bucket.maxCpu < this.minCpuMilli) continue;
+        if (this.group!.maxCpuOf(this.level) < this.minCpuMilli) continue;
+        const bucket = this.group!.at(this.level);
         this.nodes = bucket.nodes;
         this.k = bucket.count;
       }

@@ -1,6 +1,7 @@
 import type { Engine } from '../engine/engine.js';
 import { InvariantError } from '../errors.js';
 import { CapacityScratch } from '../model/capacity.js';
+import type { TaskPlacement } from '../model/allocation.js';
 import type { ClusterState } from '../model/cluster-state.js';
 import type { UsageSample } from '../model/usage.js';
 import type { AutoscalePolicy } from '../policies/autoscale/types.js';
@@ -30,6 +31,20 @@ const ALLOWED: Readonly<Record<ConsultedKind, ReadonlySet<Decision['kind']>>> = 
   autoscale: new Set(['resize', 'reshape-role']),
   data: new Set(['attach', 'detach']),
 };
+
+/** True for a decision on a job's auxiliary tasks (data workers), which never conflicts with another kind's. */
+function isAuxiliary(decision: Decision): boolean {
+  return decision.kind === 'attach' || decision.kind === 'detach';
+}
+
+/** An auto-scaler's resize or reshape, with the tasks its job held before it (logged as a scale plan once applied). */
+interface ScaledDecision {
+  readonly decision: Extract<Decision, { kind: 'resize' | 'reshape-role' }>;
+  readonly before: readonly TaskPlacement[];
+}
+
+/** What a batch of decisions other than an auto-scaler's logs as scale plans: nothing. */
+const NOTHING_SCALED: readonly ScaledDecision[] = [];
 
 /** Passes in one instant after auxiliary tasks gave way; each pass can only evict for training starting, so more is a policy loop. */
 const MAX_EVICTION_ROUNDS = 100;
@@ -120,8 +135,17 @@ export class PolicyHost {
   /** False while an auto-scaler with a tick has nothing to manage: no tick is pending until a job arrives that it manages. */
   private autoscaleTicking = true;
   private readonly due: Record<ConsultedKind, boolean> = { scheduling: false, autoscale: false, data: false };
-  /** Jobs whose tasks a kind changed in this instant. */
-  private readonly changedThisInstant = new Set<string>();
+  /**
+   * The decisions (other than on auxiliary tasks) applied in this instant, the first `changedCount`
+   * entries (the array keeps its length: emptying it would give up its storage). The set of the
+   * jobs they name is made only when a later kind is consulted in the same instant: most instants
+   * consult one kind, and their decisions are then never looked up.
+   */
+  private readonly changedByDecisions: Decision[] = [];
+  private changedCount = 0;
+  /** Ids of the jobs the first `changedListed` of changedByDecisions name. */
+  private readonly changedIds = new Set<string>();
+  private changedListed = 0;
   /** True when the workload has spot jobs: high-priority jobs then reclaim their capacity after each scheduling pass. */
   private readonly priorityClasses: boolean;
 
@@ -206,8 +230,9 @@ export class PolicyHost {
     // The CPU-starvation meter judges the waiting jobs on what the instant left, every kind having acted.
     if (this.control.queuedCount > 0) this.control.starvation.look(this.engine.nowS);
     this.due.scheduling = this.due.autoscale = this.due.data = false;
+    this.changedCount = this.changedListed = 0;
     // Clearing a set makes it a new table: skipped when nothing was added.
-    if (this.changedThisInstant.size > 0) this.changedThisInstant.clear();
+    if (this.changedIds.size > 0) this.changedIds.clear();
     // Changes wait for the next scheduling pass even when nothing is queued or running: a policy
     // keeping its own index must hear of the jobs that stopped before the cluster went idle.
   }
@@ -244,7 +269,7 @@ export class PolicyHost {
     if (this.priorityClasses) {
       // The state after the pass's decisions (the context's queue and running list are read when asked), with no changes.
       const after: SchedulingContext<JobRuntime> = Object.create(context, { changes: { value: { queued: [], started: [], stopped: [], resized: [] } } });
-      this.consult('scheduling', reclaimForHighPriority(after, this.changedThisInstant), PRIORITY_CLASSES);
+      this.consult('scheduling', reclaimForHighPriority(after, this.changedThisInstant()), PRIORITY_CLASSES);
     }
   }
 
@@ -277,23 +302,36 @@ export class PolicyHost {
   /** Validates and applies one kind's decisions (made by `name`), dropping those on jobs an earlier kind changed in this instant. */
   private consult(kind: ConsultedKind, decisions: readonly Decision[], name = this.policyOf(kind).name): void {
     if (decisions.length === 0) return;
-    const allowed: Decision[] = [];
-    for (const decision of decisions) {
-      const auxiliary = decision.kind === 'attach' || decision.kind === 'detach';
-      if (!ALLOWED[kind].has(decision.kind)) throw new InvariantError(`${name}: a ${kind} policy cannot ${decision.kind}`);
-      if (!auxiliary && this.changedThisInstant.has(decision.jobId)) {
+    const kinds = ALLOWED[kind];
+    // The first kind consulted in an instant finds no job changed.
+    const changed = this.changedCount > 0 ? this.changedThisInstant() : null;
+    // The decisions kept, made only when one is dropped (most batches are applied as they are).
+    let kept: Decision[] | null = null;
+    for (let k = 0; k < decisions.length; k++) {
+      const decision = decisions[k]!;
+      if (!kinds.has(decision.kind)) throw new InvariantError(`${name}: a ${kind} policy cannot ${decision.kind}`);
+      if (changed !== null && !isAuxiliary(decision) && changed.has(decision.jobId)) {
         this.conflictsDropped++;
+        kept ??= decisions.slice(0, k);
         continue;
       }
-      allowed.push(decision);
+      kept?.push(decision);
     }
-    const scaled = kind === 'autoscale' ? allowed.flatMap((d) => (d.kind === 'resize' || d.kind === 'reshape-role' ? [{ decision: d, before: [...(this.cluster.tasksOf(d.jobId) ?? [])] }] : [])) : [];
+    const allowed = kept ?? decisions;
+    const scaled: readonly ScaledDecision[] = kind === 'autoscale' ? allowed.flatMap((d) => (d.kind === 'resize' || d.kind === 'reshape-role' ? [{ decision: d, before: [...(this.cluster.tasksOf(d.jobId) ?? [])] }] : [])) : NOTHING_SCALED;
     applyDecisions(this.control, allowed, name);
-    for (const decision of allowed) if (decision.kind !== 'attach' && decision.kind !== 'detach') this.changedThisInstant.add(decision.jobId);
+    for (const decision of allowed) if (!isAuxiliary(decision)) this.changedByDecisions[this.changedCount++] = decision;
     for (const { decision, before } of scaled) {
       const after = this.cluster.tasksOf(decision.jobId) ?? [];
       this.scalePlans.applied(decision, this.engine.nowS, before, after, this.control.job(decision.jobId).psRanked);
     }
+  }
+
+  /** Ids of the jobs decisions changed in this instant (other than their auxiliary tasks). */
+  private changedThisInstant(): ReadonlySet<string> {
+    const decisions = this.changedByDecisions;
+    for (; this.changedListed < this.changedCount; this.changedListed++) this.changedIds.add(decisions[this.changedListed]!.jobId);
+    return this.changedIds;
   }
 
   /**
