@@ -291,11 +291,15 @@ describe('alibaba-pai', () => {
     expect(Math.abs(observed810 - share810)).toBeLessThan(shareTolerance(share810, shared.length));
   });
 
-  it('gives jobs asking for the same demand one object for it, and single-worker jobs of one demand one list of roles', () => {
+  it('gives jobs asking for the same demand one object for it, and jobs asking for the same roles one list of them', () => {
     const jobs = jobsOf('alibaba-pai');
     const demands = new Map<string, object>();
     const singleRoles = new Map<object, object>();
+    const roleLists = new Map<string, object>();
     for (const job of jobs) {
+      const rolesKey = JSON.stringify(job.roles);
+      expect(roleLists.get(rolesKey) ?? job.roles).toBe(job.roles);
+      roleLists.set(rolesKey, job.roles);
       for (const role of job.roles) {
         const d = role.demand;
         const key = `${d.gpus}/${d.gpuMilli}/${d.cpuMilli}/${d.memMiB}`;
@@ -307,8 +311,10 @@ describe('alibaba-pai', () => {
         singleRoles.set(job.roles[0]!.demand, job.roles);
       }
     }
-    // A few hundred distinct demands among the jobs, not one each.
+    // A few hundred distinct demands and lists of roles among the jobs, not one each.
     expect(demands.size).toBeLessThan(N / 10);
+    expect(roleLists.size).toBeLessThan(N / 10);
+    expect(jobs.some((job) => job.roles.length === 2)).toBe(true);
   });
 
   it('has a heavy-tailed duration with the cited median and a mean near 5,040 s', async () => {

@@ -175,13 +175,14 @@ function demandOf(shape: PaiShape, stream: RandomStream, interned: Interned): Re
 }
 
 /**
- * The demands and single-worker role lists of one generated trace, one object for each distinct
- * value: the shapes and requests are a few dozen measured values, so a million jobs share a few
- * hundred objects instead of holding three each (specs are read-only).
+ * The demands and role lists of one generated trace, one object for each distinct value: the
+ * shapes and requests are a few dozen measured values, so a million jobs share a few hundred
+ * objects instead of holding three or more each (specs are read-only).
  */
 class Interned {
   private readonly demands = new Map<string, ReplicaDemand>();
   private readonly singleWorkers = new Map<ReplicaDemand, readonly RoleSpec[]>();
+  private readonly psJobs = new Map<string, readonly RoleSpec[]>();
 
   /** The demand with these values. */
   demand(gpus: number, gpuMilli: number, cpuMilli: number, memMiB: number): ReplicaDemand {
@@ -197,6 +198,20 @@ class Interned {
     if (roles === undefined) this.singleWorkers.set(demand, (roles = [{ role: 'worker', replicas: 1, demand }]));
     return roles;
   }
+
+  /** The roles of a PS-structured job: `workers` workers of this demand (an interned one), then `ps` parameter servers. */
+  psJob(workers: number, demand: ReplicaDemand, ps: number): readonly RoleSpec[] {
+    const key = `${workers}/${ps}/${demand.gpus}/${demand.gpuMilli}/${demand.cpuMilli}/${demand.memMiB}`;
+    let roles = this.psJobs.get(key);
+    if (roles === undefined) {
+      roles = [
+        { role: 'worker', replicas: workers, demand },
+        { role: 'ps', replicas: ps, demand: PAI_PS_DEMAND },
+      ];
+      this.psJobs.set(key, roles);
+    }
+    return roles;
+  }
 }
 
 /** The GPU models a generated job allows: any. */
@@ -208,10 +223,10 @@ const FIXED_SPEED: SpeedSpec = Object.freeze({ kind: 'fixed' });
 function rolesOf(stream: RandomStream, interned: Interned): readonly RoleSpec[] {
   if (stream.uniform() < PAI_PS_JOB_SHARE) {
     const workerShape: PaiShape = stream.uniform() < PAI_SHARED_SHARE_OF_GPU_JOBS ? { kind: 'shared' } : { kind: 'whole', gpus: 1 };
-    return [
-      { role: 'worker', replicas: pickWeighted(PAI_PS_WORKER_REPLICAS, stream), demand: demandOf(workerShape, stream, interned) },
-      { role: 'ps', replicas: pickWeighted(PAI_PS_REPLICAS, stream), demand: PAI_PS_DEMAND },
-    ];
+    // Drawn in this order: the workers, their demand, then the parameter servers.
+    const workers = pickWeighted(PAI_PS_WORKER_REPLICAS, stream);
+    const demand = demandOf(workerShape, stream, interned);
+    return interned.psJob(workers, demand, pickWeighted(PAI_PS_REPLICAS, stream));
   }
   return interned.singleWorker(demandOf(pickWeighted(PAI_SHAPES, stream), stream, interned));
 }
