@@ -58,6 +58,11 @@ export interface ClusterView {
   grownNodesSince(mark: number): readonly number[];
   /** How many times some node's free capacity shrank or a node stopped taking tasks (tasks given, a node or GPU went): unchanged since a mark, the cluster only grew. */
   readonly shrinkCount: number;
+  /**
+   * How many times anything about the cluster changed (a task given or taken back, an auxiliary
+   * task attached or detached, a node's health or a GPU's state): the same count, the same cluster.
+   */
+  readonly changeCount: number;
   /** Schedulable nodes in best-fit order per GPU group (free GPU capacity, free CPU, index), brought up to date when asked. */
   fitIndex(): FitIndexView;
   /** The node's hardware kind, numbered from 0: nodes of one kind have the same GPU model, GPUs, CPU and memory. */
@@ -106,6 +111,7 @@ export class ClusterState implements ClusterView {
   private readonly growth: GrowthLog;
   /** See shrinkCount. */
   private shrinks = 0;
+  private changes = 0;
   /** Per node, the most free share of one working GPU (see mostFreeGpuMilli), kept as tasks and GPUs change. */
   private readonly mostFreeGpu: number[];
   /** Nodes whose place in the fit index is out of date (brought up to date when the index is read). */
@@ -179,6 +185,10 @@ export class ClusterState implements ClusterView {
 
   get shrinkCount(): number {
     return this.shrinks;
+  }
+
+  get changeCount(): number {
+    return this.changes;
   }
 
   fitIndex(): FitIndexView {
@@ -320,6 +330,7 @@ export class ClusterState implements ClusterView {
     }
     const held = this.auxByJob.get(jobId) ?? [];
     for (const task of tasks) {
+      this.changes++;
       this.changedNodes?.add(task.nodeIndex);
       this.auxCpuMilli[task.nodeIndex]! += task.cpuMilli;
       this.auxMemMiB[task.nodeIndex]! += task.memMiB;
@@ -341,6 +352,7 @@ export class ClusterState implements ClusterView {
       this.auxTasks--;
       const onNode = this.auxByNode[task.nodeIndex]!;
       onNode.splice(onNode.findIndex((e) => e.task === task), 1);
+      this.changes++;
       this.changedNodes?.add(task.nodeIndex);
       this.auxCpuMilli[task.nodeIndex]! -= task.cpuMilli;
       this.auxMemMiB[task.nodeIndex]! -= task.memMiB;
@@ -384,6 +396,7 @@ export class ClusterState implements ClusterView {
 
   /** Changes a node's health; tasks already on a node that goes down stay until the simulation evicts them. */
   setNodeHealth(nodeIndex: number, health: NodeHealth): void {
+    this.changes++;
     this.changedNodes?.add(nodeIndex);
     this.markStaleFit(nodeIndex);
     const wasSchedulable = this.schedulable(nodeIndex);
@@ -398,6 +411,7 @@ export class ClusterState implements ClusterView {
   setGpuUp(nodeIndex: number, gpuIndex: number, up: boolean): void {
     const gpus = this.gpuIsUp[nodeIndex]!;
     if (gpus[gpuIndex] === up) return;
+    this.changes++;
     this.changedNodes?.add(nodeIndex);
     this.markStaleFit(nodeIndex);
     const wasWholeFree = this.isWholeFree(nodeIndex, gpuIndex);
@@ -591,6 +605,7 @@ export class ClusterState implements ClusterView {
 
   private apply(task: TaskPlacement, sign: 1 | -1): void {
     const i = task.nodeIndex;
+    this.changes++;
     this.changedNodes?.add(i);
     this.markStaleFit(i);
     const gpus = task.gpuIndices;

@@ -67,8 +67,8 @@ export class LasRunning {
     if (view.phase === 'running') this.add(view, cluster, nowS);
   }
 
-  /** Moves every job whose service crossed its queue's threshold by `nowS` to its new queue. */
-  demoteDue(cluster: ClusterView, nowS: number): void {
+  /** Moves every job whose service crossed its queue's threshold by `nowS` to its new queue; returns true when it moved any. */
+  demoteDue(cluster: ClusterView, nowS: number): boolean {
     const due: RunningLas[] = [];
     const { demotions } = this;
     while (demotions.peekTimeS() <= nowS + DUE_SLACK_S) {
@@ -79,6 +79,7 @@ export class LasRunning {
       this.remove(entry.view.request.id);
       this.add(entry.view, cluster, nowS);
     }
+    return due.length > 0;
   }
 
   /** Running jobs in queues below `queue`. */

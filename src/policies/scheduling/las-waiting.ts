@@ -88,18 +88,24 @@ export class LasWaiting {
     if (view.phase === 'queued') this.add(view);
   }
 
-  /** Calls `promote` for each job whose derived promotion time has come and that `starved` says starves, then re-reads its standing. */
-  promoteDue(nowS: number, starved: (view: JobView) => boolean, promote: (view: JobView) => void): void {
+  /**
+   * Calls `promote` for each job whose derived promotion time has come and that `starved` says
+   * starves, then re-reads its standing; returns true when it promoted any.
+   */
+  promoteDue(nowS: number, starved: (view: JobView) => boolean, promote: (view: JobView) => void): boolean {
     const due: WaitingLas[] = [];
     const reused = [] as unknown as [readonly [number, number], WaitingLas];
     for (let pair = this.promotions.nextHigherPair(undefined, reused); pair !== undefined && pair[0][0] <= nowS + DUE_SLACK_S; pair = this.promotions.nextHigherPair(pair[0], reused)) {
       due.push(pair[1]);
     }
+    let promoted = false;
     for (const entry of due) {
       if (!starved(entry.view)) continue;
       promote(entry.view);
       this.update(entry.view);
+      promoted = true;
     }
+    return promoted;
   }
 
   /**

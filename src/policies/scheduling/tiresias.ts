@@ -8,6 +8,7 @@ import { queueOf } from './las-order.js';
 import { LasRunning, type RunningLas } from './las-running.js';
 import { LasWaiting, type LasOutcome, type LasStanding } from './las-waiting.js';
 import {
+  NO_ACTIONS,
   placementRequestOf,
   type JobView,
   type PlacementRequest,
@@ -105,6 +106,11 @@ class TiresiasState {
   private seeded = false;
   /** The jobs `sync` took in so far in this pass. */
   private readonly seen = new Set<JobView>();
+  /**
+   * The cluster's change count at the end of the last pass when that pass decided nothing (-1 when
+   * it decided something, or before the first): see planTiresias.
+   */
+  idleAtChange = -1;
 
   constructor(
     readonly thresholdsGpuS: readonly number[],
@@ -114,8 +120,11 @@ class TiresiasState {
     this.waiting = new LasWaiting((view) => this.standingOf(view));
   }
 
-  /** Takes in the pass's changes, then moves jobs whose demotion or promotion time has come. */
-  sync(context: SchedulingContext): void {
+  /**
+   * Takes in the pass's changes, then moves jobs whose demotion or promotion time has come; returns
+   * false when none of this changed the indexes (no job changed, none was demoted or promoted).
+   */
+  sync(context: SchedulingContext): boolean {
     const { changes, cluster, nowS } = context;
     // A promotion is kept while its job runs or waits: jobs that left both since the last pass drop theirs.
     if (this.promotions.size > 0) {
@@ -123,6 +132,7 @@ class TiresiasState {
         for (const job of list) if (job.phase !== 'running' && job.phase !== 'queued') this.promotions.delete(job.request.id);
       }
     }
+    let moved = !this.seeded;
     if (!this.seeded) {
       for (const view of context.queued) this.waiting.update(view);
       for (const view of context.running) this.running.update(view, cluster, nowS);
@@ -138,15 +148,21 @@ class TiresiasState {
         this.running.update(view, cluster, nowS);
       }
     }
-    seen.clear();
-    this.running.demoteDue(cluster, nowS);
+    // Clearing a set makes it a new table: skipped when nothing was added.
+    if (seen.size > 0) {
+      moved = true;
+      seen.clear();
+    }
+    if (this.running.demoteDue(cluster, nowS)) moved = true;
     if (this.promoteKnob > 0) {
-      this.waiting.promoteDue(
+      const promoted = this.waiting.promoteDue(
         nowS,
         (view) => starved(view, view.attainedGpuS - this.baseOf(view.request.id), this.promotions.get(view.request.id), nowS, this.promoteKnob),
         (view) => this.promotions.set(view.request.id, { baseGpuS: view.attainedGpuS, anchorS: null }),
       );
+      if (promoted) moved = true;
     }
+    return moved;
   }
 
   private baseOf(jobId: string): number {
@@ -168,9 +184,17 @@ class TiresiasState {
   }
 }
 
-function planTiresias(context: SchedulingContext, state: TiresiasState): SchedulingAction[] {
-  state.sync(context);
-  if (state.waiting.size === 0) return [];
+function planTiresias(context: SchedulingContext, state: TiresiasState): readonly SchedulingAction[] {
+  const moved = state.sync(context);
+  if (state.waiting.size === 0) {
+    state.idleAtChange = -1;
+    return NO_ACTIONS;
+  }
+  // A pass decides from its indexes and the cluster alone (not the time): when the last pass
+  // decided nothing, and since then neither changed, this one would walk the same jobs to the same
+  // outcomes and give the same reasons for their waits. It is skipped.
+  const changeCount = context.cluster.changeCount;
+  if (!moved && state.idleAtChange === changeCount) return NO_ACTIONS;
   let plan: ReplayScratch | null = null;
   const preempted = new Set<RunningLas>();
   // Per queue: the jobs preempted in this pass and the GPU slots they held.
@@ -227,7 +251,9 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): Schedul
     return outcome;
   };
   state.waiting.walk(context.cluster, context.placement.completeForIdentical === true, canPreempt, mayPreemptFor, tryJob);
-  return [...preemptions, ...starts];
+  const actions = [...preemptions, ...starts];
+  state.idleAtChange = actions.length === 0 ? changeCount : -1;
+  return actions;
 }
 
 /** Whole GPUs a job asks for at its requested size (replicas of shared GPUs count none). */
