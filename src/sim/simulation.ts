@@ -183,7 +183,8 @@ export class Simulation {
       this.engine.scheduleAt(firstSubmitS, { kind: 'job-arrival', jobIndex: 0 });
       this.host.start(firstSubmitS);
     }
-    for (const job of this.jobs) job.checkpointIntervalS = checkpointIntervalS(job, scenario, this.recovery.checkpointCosts);
+    // Indexed loops over every job: a loop that runs once is not optimized, and `for…of` there makes an iterator result a job.
+    for (let k = 0; k < this.jobs.length; k++) this.jobs[k]!.checkpointIntervalS = checkpointIntervalS(this.jobs[k]!, scenario, this.recovery.checkpointCosts);
     this.faultHandler = new FaultHandler({
       engine: this.engine,
       cluster: this.cluster,
@@ -220,7 +221,8 @@ export class Simulation {
     const endS = this.engine.nowS;
     this.meter.advanceTo(endS);
     // Jobs that have not ended are accounted up to the end, a crashed one waiting for its resubmission too.
-    for (const job of this.jobs) {
+    for (let k = 0; k < this.jobs.length; k++) {
+      const job = this.jobs[k]!;
       if (job.phase === 'running' || job.phase === 'queued' || (job.phase === 'waiting' && job.firstStartS !== null)) job.advanceTo(endS);
       if (job.phase === 'queued') this.control.waits.left(job, endS);
     }
