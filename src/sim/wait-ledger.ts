@@ -48,6 +48,11 @@ class GroupClock {
     this.reasons.push(reason);
   }
 
+  /** The reason of epoch `epoch`. */
+  reasonOf(epoch: number): number {
+    return this.reasons[epoch]!;
+  }
+
   /** Seconds of reason r the group accrued before `atS`, which falls in epoch `epoch`. */
   accruedS(epoch: number, atS: number, r: number): number {
     return this.cumulativeS[epoch * REASONS + r]! + (this.reasons[epoch] === r ? atS - this.startS[epoch]! : 0);
@@ -259,9 +264,16 @@ export class WaitLedger implements WaitLedgerView {
       const to = clock.epoch;
       const joinedS = this.sinceS[i]!;
       if (nowS > joinedS) {
-        for (let r = 0; r < REASONS; r++) {
+        if (from === to) {
+          // One epoch: only its reason accrued (every other reason's two readings are one number).
+          const r = clock.reasonOf(to);
           const dtS = clock.accruedS(to, nowS, r) - clock.accruedS(from, joinedS, r);
           if (dtS > 0) this.add(i, r, dtS);
+        } else {
+          for (let r = 0; r < REASONS; r++) {
+            const dtS = clock.accruedS(to, nowS, r) - clock.accruedS(from, joinedS, r);
+            if (dtS > 0) this.add(i, r, dtS);
+          }
         }
       }
       this.blockerOf[i] = clock.blocker;

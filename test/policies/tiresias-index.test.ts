@@ -190,8 +190,8 @@ function clusterOf(gpus: readonly number[]): ClusterSpec {
   return { nodes: gpus.map((g, k) => ({ name: `n${k}`, group: 'g', gpuType: 'A100', gpus: g, cpuMilli: 96_000, memMiB: 1024 * 1024, rack: 'r0' })) };
 }
 
-/** Runs the jobs under a policy and logs every decision with its placements. */
-function decisions(policy: PlainSchedulingPolicy, cluster: ClusterSpec, jobs: JobSpec[]): string[] {
+/** Runs the jobs under a policy and logs every decision with its placements (`withWaits`: then every job's wait by reason and blocker). */
+function decisions(policy: PlainSchedulingPolicy, cluster: ClusterSpec, jobs: JobSpec[], withWaits = false): string[] {
   const log: string[] = [];
   const logged: PlainSchedulingPolicy = {
     name: policy.name,
@@ -206,8 +206,14 @@ function decisions(policy: PlainSchedulingPolicy, cluster: ClusterSpec, jobs: Jo
     },
   };
   // A horizon bounds runs where promotions and preemptions chase each other for long.
-  new Simulation(scenarioOf(cluster, jobs, { horizonS: 30_000 }), { schedulingPolicy: logged }).run();
+  const result = new Simulation(scenarioOf(cluster, jobs, { horizonS: 30_000 }), { schedulingPolicy: logged }).run();
+  if (withWaits) for (const job of result.jobs) log.push(`${job.spec.id} ${result.waits.secondsOf(job).join(',')} ${result.waits.blockerOfJob(job)}`);
   return log;
+}
+
+/** The cluster, jobs and policy options a drawn run names. */
+function setUp(run: { readonly nodes: readonly number[]; readonly jobs: readonly Parameters<typeof jobOf>[1][]; readonly thresholdsGpuS: readonly number[]; readonly promoteKnob: number; readonly tickS: number }): { cluster: ClusterSpec; jobs: JobSpec[]; options: TiresiasOptions } {
+  return { cluster: clusterOf(run.nodes), jobs: run.jobs.map((j, k) => jobOf(k, j)), options: { thresholdsGpuS: run.thresholdsGpuS, promoteKnob: run.promoteKnob, tickS: run.tickS } };
 }
 
 describe('tiresias indexes', () => {
@@ -216,9 +222,7 @@ describe('tiresias indexes', () => {
     let runs = 0;
     fc.assert(
       fc.property(runArb, (run) => {
-        const cluster = clusterOf(run.nodes);
-        const jobs = run.jobs.map((j, k) => jobOf(k, j));
-        const options = { thresholdsGpuS: run.thresholdsGpuS, promoteKnob: run.promoteKnob, tickS: run.tickS };
+        const { cluster, jobs, options } = setUp(run);
         const expected = decisions(createReferenceTiresias(options), cluster, jobs);
         const actual = decisions(createTiresias(options), cluster, jobs);
         expect(actual).toEqual(expected);
@@ -254,9 +258,7 @@ describe('tiresias indexes', () => {
     let runs = 0;
     fc.assert(
       fc.property(crowdedArb, (run) => {
-        const cluster = clusterOf(run.nodes);
-        const jobs = run.jobs.map((j, k) => jobOf(k, j));
-        const options = { thresholdsGpuS: run.thresholdsGpuS, promoteKnob: run.promoteKnob, tickS: run.tickS };
+        const { cluster, jobs, options } = setUp(run);
         const expected = decisions(createReferenceTiresias(options), cluster, jobs);
         expect(decisions(createTiresias(options), cluster, jobs)).toEqual(expected);
         preemptions += expected.filter((line) => line.includes(' preempt ')).length;
@@ -267,23 +269,6 @@ describe('tiresias indexes', () => {
     expect(preemptions).toBeGreaterThan(5 * runs);
   });
 });
-
-/** The outcome of a run as a list of lines: every decision (with its placements), then every job's wait by reason and blocker. */
-function outcome(policy: PlainSchedulingPolicy, cluster: ClusterSpec, jobs: JobSpec[]): string[] {
-  const log: string[] = [];
-  const logged: PlainSchedulingPolicy = {
-    name: policy.name,
-    ...(policy.tickS === undefined ? {} : { tickS: policy.tickS }),
-    schedule(context) {
-      const actions = policy.schedule(context);
-      for (const a of actions) log.push(`${context.nowS} ${a.kind} ${a.jobId} ${a.kind === 'start' ? a.tasks.map((t) => `${t.nodeIndex}:${t.gpuIndices.join('+')}`).join(',') : ''}`);
-      return actions;
-    },
-  };
-  const result = new Simulation(scenarioOf(cluster, jobs, { horizonS: 30_000 }), { schedulingPolicy: logged }).run();
-  for (const job of result.jobs) log.push(`${job.spec.id} ${result.waits.secondsOf(job).join(',')} ${result.waits.blockerOfJob(job)}`);
-  return log;
-}
 
 /**
  * The policy seeing a cluster whose change count differs at every read (so it never finds the
@@ -317,18 +302,16 @@ describe('tiresias idle passes', () => {
     let fewer = 0;
     fc.assert(
       fc.property(runArb, (run) => {
-        const cluster = clusterOf(run.nodes);
-        const jobs = run.jobs.map((j, k) => jobOf(k, j));
-        const options = { thresholdsGpuS: run.thresholdsGpuS, promoteKnob: run.promoteKnob, tickS: run.tickS };
+        const { cluster, jobs, options } = setUp(run);
         const everyPass = { tried: 0 };
         const skipping = { tried: 0 };
-        const expected = outcome(neverIdle(createTiresias(options), everyPass), cluster, jobs);
+        const expected = decisions(neverIdle(createTiresias(options), everyPass), cluster, jobs, true);
         const policy = createTiresias(options);
         const counted: PlainSchedulingPolicy = {
           ...policy,
           schedule: (context: SchedulingContext) => policy.schedule(Object.create(context, { placement: { value: counting(context.placement, skipping) } }) as SchedulingContext),
         };
-        expect(outcome(counted, cluster, jobs)).toEqual(expected);
+        expect(decisions(counted, cluster, jobs, true)).toEqual(expected);
         expect(skipping.tried).toBeLessThanOrEqual(everyPass.tried);
         if (skipping.tried < everyPass.tried) fewer++;
       }),
