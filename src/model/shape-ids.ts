@@ -58,12 +58,12 @@ export class ShapeIds {
   }
 
   private hashOf(request: Gang): number {
-    let hash = mix(this.nameId(request.kind), request.gpuTypes.length);
-    for (const gpuType of request.gpuTypes) hash = mix(hash, this.nameId(gpuType));
+    let hash = mixHash(this.nameId(request.kind), request.gpuTypes.length);
+    for (const gpuType of request.gpuTypes) hash = mixHash(hash, this.nameId(gpuType));
     for (const role of request.roles) {
       const d = role.demand;
-      hash = mix(mix(mix(hash, this.nameId(role.role)), role.replicas), d.gpus);
-      hash = mix(mix(mix(hash, d.gpuMilli), d.cpuMilli), d.memMiB);
+      hash = mixHash(mixHash(mixHash(hash, this.nameId(role.role)), role.replicas), d.gpus);
+      hash = mixHash(mixHash(mixHash(hash, d.gpuMilli), d.cpuMilli), d.memMiB);
     }
     return hash;
   }
@@ -100,6 +100,6 @@ export function sameGang(a: Gang, b: Gang): boolean {
 }
 
 /** Mixes a number (an integer, or a fraction: its 1,024ths count too) into a 32-bit hash. */
-function mix(hash: number, value: number): number {
+export function mixHash(hash: number, value: number): number {
   return Math.imul(hash ^ (value | 0) ^ Math.imul((value * 1024) | 0, 0x27d4eb2d), 0x9e3779b1) ^ (hash >>> 15);
 }

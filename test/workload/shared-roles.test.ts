@@ -5,7 +5,7 @@ import type { JobSpec } from '../../src/model/job-spec.js';
 import { presetNames } from '../../src/policies/presets.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { nativeLine } from '../../src/workload/formats/native.js';
-import { SharedRoles } from '../../src/workload/shared-roles.js';
+import { sameRoles, SharedRoles } from '../../src/workload/shared-roles.js';
 import { folderWith } from '../cli-run.js';
 import { batchJob } from '../helpers.js';
 
@@ -24,7 +24,7 @@ describe('SharedRoles', () => {
     expect(roles.size).toBe(1);
   });
 
-  it('keeps lists apart that differ in any field, or in the order of their fields', () => {
+  it('keeps lists apart that differ in any field of a role or of its demand', () => {
     const roles = new SharedRoles();
     const base = batchJob('a', 0, 1, 10);
     const role = base.roles[0]!;
@@ -34,12 +34,34 @@ describe('SharedRoles', () => {
       batchJob('more-replicas', 0, 1, 10, 2),
       { ...base, id: 'named', roles: [{ ...role, role: 'chief' }] },
       { ...base, id: 'cpu', roles: [{ ...role, demand: { ...role.demand, cpuMilli: role.demand.cpuMilli + 1 } }] },
+      { ...base, id: 'memory', roles: [{ ...role, demand: { ...role.demand, memMiB: role.demand.memMiB + 1 } }] },
+      { ...base, id: 'share', roles: [{ ...role, demand: { ...role.demand, gpuMilli: 500 } }] },
       { ...base, id: 'memory-use', roles: [{ ...role, memUseMiB: 100 }] },
-      { ...base, id: 'order', roles: [{ replicas: role.replicas, role: role.role, demand: role.demand }] },
+      { ...base, id: 'memory-use-2', roles: [{ ...role, memUseMiB: 200 }] },
       { ...base, id: 'two-roles', roles: [role, { ...role, role: 'ps' }] },
+      { ...base, id: 'two-roles-swapped', roles: [{ ...role, role: 'ps' }, role] },
     ];
     for (const job of variants) expect(roles.shared(job).roles).toBe(job.roles);
     expect(roles.size).toBe(variants.length);
+    // Told apart by their fields, not only by their hashes.
+    for (const a of variants) for (const b of variants) expect(sameRoles(a.roles, b.roles)).toBe(a === b);
+    // The same fields written in another order are the same list.
+    const reordered = { ...base, id: 'order', roles: [{ demand: { memMiB: role.demand.memMiB, cpuMilli: role.demand.cpuMilli, gpuMilli: role.demand.gpuMilli, gpus: role.demand.gpus }, replicas: role.replicas, role: role.role }] };
+    expect(roles.shared(reordered).roles).toBe(base.roles);
+  });
+
+  it('shares lists found under one hash among many (every list of a thousand shapes kept apart, each shared by its copies)', () => {
+    const roles = new SharedRoles();
+    const first = new Map<string, JobSpec['roles']>();
+    for (let k = 0; k < 3000; k++) {
+      const shape = k % 1000;
+      const job = batchJob(`j${k}`, k, 1 + (shape % 8), 10, 1 + Math.floor(shape / 8));
+      const shared = roles.shared(job).roles;
+      const key = `${1 + (shape % 8)}/${1 + Math.floor(shape / 8)}`;
+      expect(shared).toBe(first.get(key) ?? job.roles);
+      first.set(key, shared);
+    }
+    expect(roles.size).toBe(1000);
   });
 });
 
