@@ -25,6 +25,12 @@ export interface AuxTask {
   readonly memMiB: number;
 }
 
+/** No tasks: what a job holds before it starts and after it stops (one list shared by every such reader). */
+export const NO_TASKS: readonly TaskPlacement[] = [];
+
+/** No auxiliary tasks: what a job without data workers holds. */
+export const NO_AUX_TASKS: readonly AuxTask[] = [];
+
 /** An auxiliary task the simulation took back, and the job that held it. */
 export interface Eviction {
   readonly jobId: string;

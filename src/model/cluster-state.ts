@@ -1,13 +1,11 @@
 import { InvariantError } from '../errors.js';
-import type { AuxTask, Eviction, TaskPlacement } from './allocation.js';
+import { NO_AUX_TASKS, type AuxTask, type Eviction, type TaskPlacement } from './allocation.js';
 import { GPU_MILLI, type ClusterSpec, type NodeSpec } from './cluster-spec.js';
 import { FitIndex, fitGroupOf, gpuRoomOf, type FitIndexView } from './fit-index.js';
 import { GrowthLog } from './growth-log.js';
 
 /** What a start that takes nothing back returns. */
 const NO_EVICTIONS: readonly Eviction[] = [];
-/** A job without auxiliary tasks holds these. */
-const NO_AUX_TASKS: readonly AuxTask[] = [];
 
 /** Health of a node: up (schedulable), cordoned (healthy but closed to new work), down (unusable). */
 export type NodeHealth = 'up' | 'cordoned' | 'down';

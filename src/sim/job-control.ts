@@ -1,6 +1,6 @@
 import type { Engine } from '../engine/engine.js';
 import { InvariantError } from '../errors.js';
-import type { AuxTask, Eviction, TaskPlacement } from '../model/allocation.js';
+import { NO_AUX_TASKS, NO_TASKS, type AuxTask, type Eviction, type TaskPlacement } from '../model/allocation.js';
 import type { ClusterState } from '../model/cluster-state.js';
 import { restartSteps, saveBlockS, type CheckpointCosts } from '../model/checkpoint.js';
 import { firstRepeatedId } from '../model/job-ids.js';
@@ -21,10 +21,6 @@ import { checkShape } from './shape-check.js';
 import { CpuStarvationMeter } from './cpu-starvation.js';
 import { WaitLedger } from './wait-ledger.js';
 
-/** No tasks: what a job's workers hold once its processes died. */
-const NO_TASKS: readonly TaskPlacement[] = [];
-/** No data workers. */
-const NO_AUX: readonly AuxTask[] = [];
 /** The start of a job without a start-up time: a zero pause (shared by every such start). */
 const NO_STARTUP: readonly PauseStep[] = [Object.freeze({ kind: 'starting', seconds: 0 })];
 
@@ -714,7 +710,7 @@ export class JobControl {
     const aux = this.cluster.auxOf(job.spec.id);
     if (aux.length > 0) this.cluster.detachAux(job.spec.id, [...aux]);
     if (job.dataState !== null) {
-      updateInputSupply(job, NO_TASKS, NO_AUX, this.remoteInputCap, this.engine.nowS);
+      updateInputSupply(job, NO_TASKS, NO_AUX_TASKS, this.remoteInputCap, this.engine.nowS);
       refreshInputQueue(job, this.engine.nowS);
     }
     this.busyGpus -= job.busyGpusCounted;

@@ -1,5 +1,5 @@
 import { InvariantError } from '../errors.js';
-import type { TaskPlacement } from '../model/allocation.js';
+import { NO_TASKS, type TaskPlacement } from '../model/allocation.js';
 import type { JobShards } from './job-shards.js';
 import type { ListLink } from './ordered-list.js';
 import type { JobRecord } from '../metrics/job-record.js';
@@ -18,7 +18,6 @@ const DAY_S = 86_400;
 // tens of bytes a job).
 const NO_PAUSE_STEPS: readonly PauseStep[] = [];
 const NO_NODES: readonly string[] = [];
-const NO_TASKS: readonly TaskPlacement[] = [];
 /** Speed changes a PS job keeps (its first ones: the time to reach its speed is early in its life). */
 const RATE_CHANGES_KEPT = 256;
 /** Nodes a job's list of used nodes holds before it keeps a set of them too. */

@@ -264,16 +264,12 @@ export class WaitLedger implements WaitLedgerView {
       const to = clock.epoch;
       const joinedS = this.sinceS[i]!;
       if (nowS > joinedS) {
-        if (from === to) {
-          // One epoch: only its reason accrued (every other reason's two readings are one number).
-          const r = clock.reasonOf(to);
+        // Within one epoch only its reason accrued (every other reason's two readings are one number).
+        const first = from === to ? clock.reasonOf(to) : 0;
+        const end = from === to ? first + 1 : REASONS;
+        for (let r = first; r < end; r++) {
           const dtS = clock.accruedS(to, nowS, r) - clock.accruedS(from, joinedS, r);
           if (dtS > 0) this.add(i, r, dtS);
-        } else {
-          for (let r = 0; r < REASONS; r++) {
-            const dtS = clock.accruedS(to, nowS, r) - clock.accruedS(from, joinedS, r);
-            if (dtS > 0) this.add(i, r, dtS);
-          }
         }
       }
       this.blockerOf[i] = clock.blocker;

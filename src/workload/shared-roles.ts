@@ -1,4 +1,4 @@
-import type { JobSpec, RoleSpec } from '../model/job-spec.js';
+import { sameDemand, type JobSpec, type RoleSpec } from '../model/job-spec.js';
 import { mixHash } from '../model/shape-ids.js';
 
 /**
@@ -13,7 +13,6 @@ import { mixHash } from '../model/shape-ids.js';
 export class SharedRoles {
   /** The lists seen, by the hash of their fields. */
   private readonly byHash = new Map<number, (readonly RoleSpec[])[]>();
-  private lists = 0;
 
   /** The job, asking for the shared copy of its list of roles (the job itself when its list is that copy). */
   shared(job: JobSpec): JobSpec {
@@ -22,7 +21,6 @@ export class SharedRoles {
     const listed = this.byHash.get(hash);
     if (listed === undefined) {
       this.byHash.set(hash, [roles]);
-      this.lists++;
       return job;
     }
     for (const known of listed) {
@@ -30,13 +28,14 @@ export class SharedRoles {
       if (sameRoles(known, roles)) return { ...job, roles: known };
     }
     listed.push(roles);
-    this.lists++;
     return job;
   }
 
   /** Distinct lists seen. */
   get size(): number {
-    return this.lists;
+    let lists = 0;
+    for (const listed of this.byHash.values()) lists += listed.length;
+    return lists;
   }
 }
 
@@ -57,10 +56,7 @@ export function sameRoles(a: readonly RoleSpec[], b: readonly RoleSpec[]): boole
   for (let k = 0; k < a.length; k++) {
     const x = a[k]!;
     const y = b[k]!;
-    if (x.role !== y.role || x.replicas !== y.replicas || x.memUseMiB !== y.memUseMiB) return false;
-    const d = x.demand;
-    const e = y.demand;
-    if (d.gpus !== e.gpus || d.gpuMilli !== e.gpuMilli || d.cpuMilli !== e.cpuMilli || d.memMiB !== e.memMiB) return false;
+    if (x.role !== y.role || x.replicas !== y.replicas || x.memUseMiB !== y.memUseMiB || !sameDemand(x.demand, y.demand)) return false;
   }
   return true;
 }

@@ -1,4 +1,4 @@
-import type { TaskPlacement } from '../../model/allocation.js';
+import { NO_TASKS, type TaskPlacement } from '../../model/allocation.js';
 import { BTree, type BTreeOf } from '../../model/btree.js';
 import { EventQueue } from '../../engine/event-queue.js';
 import type { ClusterView } from '../../model/cluster-state.js';
@@ -133,8 +133,6 @@ export class LasRunning {
     this.slots[entry.key.queue]! -= entry.gpuSlots;
   }
 }
-
-const NO_TASKS: readonly TaskPlacement[] = [];
 
 /** What a B-tree scan's callback returns to stop the scan. */
 const STOP = { break: true } as const;

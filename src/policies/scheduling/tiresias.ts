@@ -157,7 +157,7 @@ class TiresiasState {
     if (this.promoteKnob > 0) {
       const promoted = this.waiting.promoteDue(
         nowS,
-        (view) => starved(view, view.attainedGpuS - this.baseOf(view.request.id), this.promotions.get(view.request.id), nowS, this.promoteKnob),
+        (view) => starved(view, view.attainedGpuS - this.baseOf(view.request.id), this.promotionOf(view.request.id), nowS, this.promoteKnob),
         (view) => this.promotions.set(view.request.id, { baseGpuS: view.attainedGpuS, anchorS: null }),
       );
       if (promoted) moved = true;
@@ -165,9 +165,13 @@ class TiresiasState {
     return moved;
   }
 
+  /** The job's promotion, if it has one (most runs promote few jobs, or none: no lookup then). */
+  promotionOf(jobId: string): Promotion | undefined {
+    return this.promotions.size === 0 ? undefined : this.promotions.get(jobId);
+  }
+
   private baseOf(jobId: string): number {
-    // Most runs promote few jobs, or none: no lookup then.
-    return this.promotions.size === 0 ? 0 : (this.promotions.get(jobId)?.baseGpuS ?? 0);
+    return this.promotionOf(jobId)?.baseGpuS ?? 0;
   }
 
   /** A waiting job's queue, and when it may starve (its service and anchor are fixed while it waits). */
@@ -176,7 +180,7 @@ class TiresiasState {
     const queue = queueOf(serviceGpuS, this.thresholdsGpuS);
     if (queue === 0 || this.promoteKnob <= 0) return { queue, promoteDueS: null };
     const gpus = requestedGpus(view.request);
-    const promotion = this.promotions.get(view.request.id);
+    const promotion = this.promotionOf(view.request.id);
     const anchorS = promotion ? promotion.anchorS : view.firstStartS;
     if (gpus <= 0 || anchorS === null || serviceGpuS <= 0) return { queue, promoteDueS: null };
     const executedS = serviceGpuS / gpus;
@@ -246,7 +250,7 @@ function planTiresias(context: SchedulingContext, state: TiresiasState): readonl
       outcome = 'started-after-preempting';
     }
     starts.push({ kind: 'start', jobId: view.request.id, tasks, job: view });
-    const promotion = state.promotions.size === 0 ? undefined : state.promotions.get(view.request.id);
+    const promotion = state.promotionOf(view.request.id);
     if (promotion && promotion.anchorS === null) promotion.anchorS = context.nowS;
     return outcome;
   };
