@@ -1,7 +1,7 @@
 import type { TaskPlacement } from './allocation.js';
 import { GPU_MILLI, type NodeSpec } from './cluster-spec.js';
 import type { ClusterView } from './cluster-state.js';
-import { fitGroupOf, type FitCursor, type FitIndexView, type FitVisit, type ScanFilter } from './fit-index.js';
+import { ANY_GPU_MODEL, type FitCursor, type FitIndexView, type FitVisit, type ScanFilter } from './fit-index.js';
 import { NodeStamps } from './node-stamps.js';
 import { TouchedFit } from './touched-fit.js';
 import type { ReplicaDemand } from './job-spec.js';
@@ -215,7 +215,11 @@ export class CapacityScratch {
     }
   }
 
-  /** The groups (GPU models, '' for nodes without GPUs) a replica may use: GPU replicas those of allowed models, others every group. */
+  /**
+   * The groups (see fitGroupOf) a replica may use: for a GPU replica those holding the models
+   * allowed, for others every group. In an index not grouped by model a group holds every model, so
+   * a visitor of a request naming models checks each node's model (nodeAllows does).
+   */
   fitGroups(needsGpus: boolean, gpuTypes: readonly string[]): readonly string[] {
     const base = this.view.fitIndex().groups();
     // A touched node the scratch did not open is schedulable in the cluster: its group is listed there.
@@ -466,7 +470,8 @@ export class CapacityScratch {
 
   /** Puts a node this scratch changed at its new place among the touched nodes. */
   private retouch(nodeIndex: number): void {
-    const touched = (this.touchedFit ??= new TouchedFit((i) => fitGroupOf(this.nodes[i]!)));
+    // Grouped as the cluster's index groups them: a scan passes both the same group names.
+    const touched = (this.touchedFit ??= new TouchedFit(this.view.fitIndex().groupOf));
     if (this.schedulable(nodeIndex)) touched.set(nodeIndex, this.freeGpuMilli(nodeIndex), this.freeCpuMilli(nodeIndex));
     else touched.remove(nodeIndex);
   }
@@ -553,7 +558,12 @@ const NONE_ACCEPTED = (): boolean => false;
 /** The search bestFit reuses. */
 const BEST_FIT = new BestFitSearch();
 
-/** The groups of `groups` a replica may use, kept per list of groups (a fit index's list stays the same array until its groups change) and request kind. */
+/**
+ * The groups of `groups` a replica may use, kept per list of groups (a fit index's list stays the
+ * same array until its groups change) and request kind: for a GPU replica the groups of the models
+ * allowed (ANY_GPU_MODEL, in an index not grouped by model, holds every model: the caller's check
+ * of each node's model then tells them apart), for any other every group.
+ */
 function allowedGroups(groups: readonly string[], needsGpus: boolean, gpuTypes: readonly string[]): readonly string[] {
   if (!needsGpus) return groups;
   let byKind = ALLOWED_GROUPS.get(groups);
@@ -561,7 +571,7 @@ function allowedGroups(groups: readonly string[], needsGpus: boolean, gpuTypes: 
   const key = gpuTypes.length === 0 ? '' : gpuTypes.length === 1 ? gpuTypes[0]! : gpuTypes.join(',');
   let allowed = byKind.get(key);
   if (allowed === undefined) {
-    allowed = groups.filter((group) => group !== '' && (gpuTypes.length === 0 || gpuTypes.includes(group)));
+    allowed = groups.filter((group) => group !== '' && (gpuTypes.length === 0 || group === ANY_GPU_MODEL || gpuTypes.includes(group)));
     byKind.set(key, allowed);
   }
   return allowed;

@@ -104,7 +104,9 @@ export class ClusterState implements ClusterView {
   private allocatedCpuMilliTotal = 0;
   private allocatedMemMiBTotal = 0;
   private schedulableWholeFree = 0;
-  private readonly fit: FitIndex;
+  private fit: FitIndex;
+  /** Whether `fit` groups nodes by GPU model (see groupFitByGpuModel). */
+  private fitByModel = true;
   /** Nodes whose free capacity grew (see grownNodesSince). */
   private readonly growth: GrowthLog;
   /** See shrinkCount. */
@@ -171,6 +173,20 @@ export class ClusterState implements ClusterView {
 
   hardwareKind(nodeIndex: number): number {
     return this.kinds[nodeIndex]!;
+  }
+
+  /**
+   * Whether the fit index keeps nodes with GPUs in one group per GPU model (the default) or all in
+   * one (`byModel` false): one group to scan for a request naming no model, where a cluster of five
+   * models otherwise scans five. Results do not depend on it (a request naming models has its
+   * nodes' models checked as it is placed). The index is built again when it changes: set it before
+   * any scratch of the cluster is made (a scratch keeps the grouping it was made with).
+   */
+  groupFitByGpuModel(byModel: boolean): void {
+    if (byModel === this.fitByModel) return;
+    this.fitByModel = byModel;
+    this.fit = new FitIndex((i) => fitGroupOf(this.nodes[i]!, byModel), true);
+    for (let i = 0; i < this.nodes.length; i++) this.markStaleFit(i);
   }
 
   get growthCount(): number {

@@ -3,9 +3,17 @@ import { GPU_MILLI, type NodeSpec } from './cluster-spec.js';
 /** Calls back with a node's place: its free GPU capacity and CPU (thousandths) and its index; returns true to stop. */
 export type FitVisit = (freeGpuMilli: number, freeCpuMilli: number, nodeIndex: number) => boolean;
 
-/** The group a node's GPUs belong to: its GPU model, or '' for a node without GPUs. */
-export function fitGroupOf(node: NodeSpec): string {
-  return node.gpus > 0 && node.gpuType !== null ? node.gpuType : '';
+/** The one group of every node with GPUs of a model in a fit index that does not group them by model (see fitGroupOf). */
+export const ANY_GPU_MODEL = '*';
+
+/**
+ * The group a node belongs to in a fit index: '' for a node without GPUs (or without a GPU model);
+ * otherwise its GPU model, or ANY_GPU_MODEL for every model alike when the index does not group
+ * nodes by model (`byModel` false), so that a request naming no model reads one group, not one a model.
+ */
+export function fitGroupOf(node: NodeSpec, byModel = true): string {
+  if (node.gpus === 0 || node.gpuType === null) return '';
+  return byModel ? node.gpuType : ANY_GPU_MODEL;
 }
 
 /**
@@ -33,8 +41,10 @@ export function gpuRoomOf(wholeFreeGpus: number, mostFreeGpuMilli: number): numb
 
 /** Read-only access to a fit index. */
 export interface FitIndexView {
-  /** Groups (GPU models, '' for nodes without GPUs) that have at least one node in the index (the same array until that changes). */
+  /** Groups (GPU models, or ANY_GPU_MODEL; '' for nodes without GPUs) that have at least one node in the index (the same array until that changes). */
   groups(): readonly string[];
+  /** The group the index keeps a node in (see fitGroupOf). */
+  readonly groupOf: (nodeIndex: number) => string;
   /**
    * Calls `visit` for the group's nodes with at least `minGpuMilli` free GPU capacity and
    * `minCpuMilli` free CPU, in fit-key order, until it returns true. Where the scan starts, nodes
@@ -92,7 +102,7 @@ export class FitIndex implements FitIndexView {
 
   /** `withRooms`: nodes are set with their GPU room and scans filter on it; without, a scan ignores that bound. */
   constructor(
-    private readonly groupOf: (nodeIndex: number) => string,
+    readonly groupOf: (nodeIndex: number) => string,
     private readonly withRooms = false,
   ) {}
 

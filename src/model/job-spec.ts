@@ -384,3 +384,10 @@ export function totalDemand(job: Pick<JobSpec, 'roles'>): { gpuMilli: number; cp
 export function requestedGpus(job: Pick<JobSpec, 'roles'>): number {
   return totalDemand(job).gpuMilli / 1000;
 }
+
+/** True when some job names the GPU models it may use (the others take any). */
+export function someNameGpuModels(jobs: readonly Pick<JobSpec, 'gpuTypes'>[]): boolean {
+  // Indexed: it runs once over every job of a run, too seldom to be compiled.
+  for (let k = 0; k < jobs.length; k++) if (jobs[k]!.gpuTypes.length > 0) return true;
+  return false;
+}

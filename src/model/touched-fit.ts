@@ -16,7 +16,7 @@ export class TouchedFit implements FitIndexView {
   private full: FitIndex | null = null;
   private groupList: readonly string[] | null = null;
 
-  constructor(private readonly groupOf: (nodeIndex: number) => string) {}
+  constructor(readonly groupOf: (nodeIndex: number) => string) {}
 
   get size(): number {
     return this.full !== null ? this.full.size : this.nodes.length;
@@ -122,11 +122,6 @@ export class TouchedFit implements FitIndexView {
   get listed(): number {
     return this.nodes.length;
   }
-
-  /** The group of a node. */
-  groupOfNode(nodeIndex: number): string {
-    return this.groupOf(nodeIndex);
-  }
 }
 
 /** True when key (g1, c1, i1) comes after key (g2, c2, i2). */
@@ -153,7 +148,7 @@ class SmallCursor implements FitCursor {
     while (this.k > 0) {
       const k = --this.k;
       const i = this.touched.nodeAt(k);
-      if (this.touched.groupOfNode(i) !== this.group || this.touched.cpuAt(k) < this.minCpuMilli) continue;
+      if (this.touched.groupOf(i) !== this.group || this.touched.cpuAt(k) < this.minCpuMilli) continue;
       this.nodeIndex = i;
       this.freeGpuMilli = this.touched.gpuAt(k);
       this.freeCpuMilli = this.touched.cpuAt(k);

@@ -137,6 +137,11 @@ interface SchedulingPolicyBase {
    * whose smallest gang does not fit the whole, empty cluster can never start and fails at once.
    */
   smallestStart?(request: JobRequest): PlacementRequest;
+  /**
+   * True when the policy reads the cluster's machines one GPU model at a time (which machines it
+   * weighs depends on that grouping): the cluster's fit index then keeps them grouped by model.
+   */
+  readonly machinesByGpuModel?: boolean;
 }
 
 /**

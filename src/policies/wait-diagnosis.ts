@@ -42,13 +42,16 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
   if (example === null) return 'cpu-memory';
   if (!scratch.indexed) return diagnoseByPlacement(scratch, placement, request, gpuReplicas);
   const groups = scratch.fitGroups(true, request.gpuTypes);
+  // A group may hold models the request does not allow (an index not grouped by model): each node's model is checked.
+  const gpuExample = example;
+  const allowed = (i: number): boolean => nodeAllows(scratch.nodes[i]!, gpuExample, request.gpuTypes);
   // Free GPUs of the allowed types, counted until they cover the need.
   if (request.gpuTypes.length === 0 && shareMilli === 0) {
     if (scratch.freeWholeGpusTotal < wholeGpus) return 'no-gpus';
   } else if (shareMilli === 0) {
     // Whole GPUs of the allowed models: only nodes with a whole GPU free count.
     let freeWhole = 0;
-    scratch.forEachWithFree(groups, GPU_MILLI, 0, (i) => (freeWhole += scratch.freeWholeGpus(i)) >= wholeGpus, GPU_MILLI);
+    scratch.forEachWithFree(groups, GPU_MILLI, 0, (i) => allowed(i) && (freeWhole += scratch.freeWholeGpus(i)) >= wholeGpus, GPU_MILLI);
     if (freeWhole < wholeGpus) return 'no-gpus';
   } else {
     const needMilli = wholeGpus * GPU_MILLI + shareMilli;
@@ -61,6 +64,7 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
       if (covered) break;
       scratch.walkDownEach(group, (gpuMilli, _cpuMilli, i) => {
         if (covered || gpuMilli <= 0) return true;
+        if (!allowed(i)) return false;
         freeWhole += scratch.freeWholeGpus(i);
         // The walk's key is the node's free GPU capacity as the scratch sees it.
         freeMilli += gpuMilli;
@@ -77,7 +81,7 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
     minFreeGpuMilli(only),
     0,
     (i) => {
-      slots += scratch.fitCount(i, only);
+      if (allowed(i)) slots += scratch.fitCount(i, only);
       return slots >= gpuReplicas;
     },
     minGpuRoom(only),

@@ -9,7 +9,7 @@ import { InvariantError } from '../errors.js';
 import { RandomStreams } from '../engine/random.js';
 import { CapacityScratch } from '../model/capacity.js';
 import { ClusterState } from '../model/cluster-state.js';
-import type { JobSpec } from '../model/job-spec.js';
+import { someNameGpuModels, type JobSpec } from '../model/job-spec.js';
 import { policyEntry, type PolicyEntry } from '../policies/registry.js';
 import { placementRequestOf, type PlacementPolicy } from '../policies/types.js';
 import type { FillOrder, FillSettings, Scenario } from '../scenario/scenario.js';
@@ -71,6 +71,8 @@ export function fill(scenario: Scenario, options: FillOptions = {}): FillSummary
   const placementChoice = stackOf(scenario).placement;
   const placement = placementPolicy(scenario, placementChoice.name, placementChoice.options);
   const cluster = new ClusterState(scenario.cluster);
+  // Pods that name no GPU model may use any: one group of GPU nodes answers each in one scan.
+  cluster.groupFitByGpuModel(someNameGpuModels(scenario.jobs));
   const shapes = targetShapes(scenario.jobs, settings.coverage);
   const jobs = settings.order === 'shuffle' ? shuffled(scenario.jobs, new RandomStreams(scenario.seed)) : scenario.jobs;
 

@@ -3,7 +3,7 @@ import { Engine } from '../engine/engine.js';
 import { assertNever, InvariantError } from '../errors.js';
 import { ClusterState } from '../model/cluster-state.js';
 import { saveBlockS, youngDalyIntervalS, type CheckpointCosts } from '../model/checkpoint.js';
-import { requestedGpus } from '../model/job-spec.js';
+import { requestedGpus, someNameGpuModels, type JobSpec } from '../model/job-spec.js';
 import { totalRatePerGpuDay } from '../faults/catalog.js';
 import { buildSummary, type RunSummary } from '../metrics/summary.js';
 import { UsageMeter } from '../metrics/usage-meter.js';
@@ -63,6 +63,8 @@ export interface SimOptions {
   readonly progressEveryEvents?: number;
   /** Record the cluster's use over time, a sample of jobs' states and auto-scaled jobs' shapes (for usage.csv, gantt.csv, autoscale.csv). */
   readonly record?: boolean;
+  /** Group the cluster's fit index by GPU model (true) or not (false) whatever the workload and policy ask (tests: results do not depend on it). */
+  readonly fitByGpuModel?: boolean;
 }
 
 /** Where a run stands, as `SimOptions.onProgress` is told. */
@@ -154,6 +156,7 @@ export class Simulation {
     }
     this.scheduling = this.host.scheduling;
     this.placement = this.host.placement;
+    this.cluster.groupFitByGpuModel(options.fitByGpuModel ?? fitByGpuModel(scenario.jobs, this.scheduling));
     this.recovery = this.host.recovery;
     this.control.checkpointCosts = this.recovery.checkpointCosts;
     this.control.decidedBy = this.scheduling.name;
@@ -372,6 +375,15 @@ export class Simulation {
     this.recorders?.endOfInstant(this.engine.nowS);
     this.checker?.afterInstant({ nowS: this.engine.nowS, queued: this.control.queued, running: this.control.running, endedJobs: this.control.endedJobs });
   }
+}
+
+/**
+ * Whether the cluster's fit index keeps GPU nodes grouped by model: when the policy reads machines
+ * model by model, or some job names GPU models (a scan then reads only the groups it may use);
+ * otherwise every request may use every model, and one group answers it in one scan.
+ */
+function fitByGpuModel(jobs: readonly JobSpec[], scheduling: SchedulingPolicy): boolean {
+  return scheduling.machinesByGpuModel === true || someNameGpuModels(jobs);
 }
 
 /** Runs a scenario once and returns its result. */

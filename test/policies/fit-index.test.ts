@@ -7,6 +7,7 @@ import type { ReplicaDemand } from '../../src/model/job-spec.js';
 import { packPlacement } from '../../src/policies/placement/pack.js';
 import { spreadPlacement } from '../../src/policies/placement/spread.js';
 import type { PlacementPolicy, PlacementRequest } from '../../src/policies/types.js';
+import { diagnoseUnplaced } from '../../src/policies/wait-diagnosis.js';
 
 /** The same scratch, made to answer by scanning every node instead of reading the fit index, and to score every node on its own. */
 class ScanningScratch extends CapacityScratch {
@@ -93,6 +94,41 @@ describe('best fit and worst fit through the fit index', () => {
                 indexed.unreserve(a);
                 scanned.unreserve(b!);
               }
+            });
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+  }
+
+  for (const policy of [packPlacement, spreadPlacement]) {
+    it(`${policy.name} places and diagnoses every request alike whether the fit index groups GPU nodes by model or keeps all in one group`, () => {
+      fc.assert(
+        fc.property(
+          fc.array(nodeArb, { minLength: 1, maxLength: 12 }),
+          fc.array(requestArb, { maxLength: 8 }),
+          fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 3 }),
+          fc.array(requestArb, { minLength: 1, maxLength: 24 }),
+          (specs, held, cordoned, asked) => {
+            // One cluster of each grouping, holding the same jobs, with the same nodes closed.
+            const byModel = new ClusterState({ nodes: nodesOf(specs) });
+            const oneGroup = new ClusterState({ nodes: nodesOf(specs) });
+            oneGroup.groupFitByGpuModel(false);
+            held.forEach((r, k) => {
+              const tasks = policy.place(new CapacityScratch(byModel), requestOf(`held${k}`, r));
+              expect(policy.place(new CapacityScratch(oneGroup), requestOf(`held${k}`, r))).toEqual(tasks);
+              if (tasks) for (const cluster of [byModel, oneGroup]) cluster.allocate(`held${k}`, tasks);
+            });
+            for (const i of cordoned) if (i < specs.length) for (const cluster of [byModel, oneGroup]) cluster.setNodeHealth(i, i % 2 === 0 ? 'cordoned' : 'down');
+            // One pass each: requests naming models (which the single group holds with the others) and not.
+            const a = new CapacityScratch(byModel);
+            const b = new CapacityScratch(oneGroup);
+            asked.forEach((r, k) => {
+              const request = requestOf(`ask${k}`, r);
+              const placed = policy.place(a, request);
+              expect(policy.place(b, request)).toEqual(placed);
+              if (placed === null) expect(diagnoseUnplaced(b, policy, request)).toBe(diagnoseUnplaced(a, policy, request));
             });
           },
         ),

@@ -51,6 +51,8 @@ export function createTetris(options: TetrisOptions = {}): OracleSchedulingPolic
   return {
     name: 'tetris',
     oracle: true,
+    // Its candidate machines are the best few of each GPU model.
+    machinesByGpuModel: true,
     schedule(context: SchedulingContext<OracleJobView>): SchedulingAction[] {
       return queue.pass(context);
     },
