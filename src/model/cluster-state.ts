@@ -127,8 +127,10 @@ export class ClusterState implements ClusterView {
   /** What the tasks of the call being checked use of each node so far (zero between checks; see checkFits). */
   private readonly pendingCpuMilli: Float64Array;
   private readonly pendingMemMiB: Float64Array;
-  /** Per GPU of each node, made at the node's first check with GPUs. */
-  private readonly pendingGpus: (number[] | undefined)[] = [];
+  /** Per GPU of the cluster (a node's GPUs from its gpuOffset on). */
+  private readonly pendingGpuMilli: Float64Array;
+  /** Where each node's GPUs start in pendingGpuMilli. */
+  private readonly gpuOffset: Int32Array;
   /** Nodes with pending use, to reset after the check, and whether each is listed. */
   private readonly pendingNodes: number[] = [];
   /** Entries of pendingNodes in use (the array keeps its length: emptying it gives up its storage, made again at every check). */
@@ -161,6 +163,9 @@ export class ClusterState implements ClusterView {
     this.pendingCpuMilli = new Float64Array(this.nodes.length);
     this.pendingMemMiB = new Float64Array(this.nodes.length);
     this.pendingMarked = new Uint8Array(this.nodes.length);
+    this.gpuOffset = new Int32Array(this.nodes.length);
+    for (let i = 1; i < this.nodes.length; i++) this.gpuOffset[i] = this.gpuOffset[i - 1]! + this.nodes[i - 1]!.gpus;
+    this.pendingGpuMilli = new Float64Array(this.totalGpus);
     for (let i = 0; i < this.nodes.length; i++) this.markStaleFit(i);
     const kinds = new Map<string, number>();
     this.kinds = spec.nodes.map((n) => {
@@ -664,12 +669,12 @@ export class ClusterState implements ClusterView {
           if (!(g >= 0 && g < node.gpus)) throw new InvariantError(`job ${jobId}: ${node.name} has no GPU ${g}`);
           for (let j = 0; j < k; j++) if (gpuIndices[j] === g) throw new InvariantError(`job ${jobId}: task names one GPU twice on ${node.name}`);
           if (!this.gpuIsUp[i]![g]) throw new InvariantError(`job ${jobId}: GPU ${g} of ${node.name} is down`);
-          const pending = (this.pendingGpus[i] ??= new Array<number>(node.gpus).fill(0));
-          const used = this.gpuUsedMilli[i]![g]! + pending[g]! + demand.gpuMilli;
+          const at = this.gpuOffset[i]! + g;
+          const used = this.gpuUsedMilli[i]![g]! + this.pendingGpuMilli[at]! + demand.gpuMilli;
           if (used > GPU_MILLI) {
             throw new InvariantError(`job ${jobId}: GPU ${g} of ${node.name} over-allocated (${used}/${GPU_MILLI})`);
           }
-          pending[g]! += demand.gpuMilli;
+          this.pendingGpuMilli[at]! += demand.gpuMilli;
         }
         const cpuUsed = this.cpuUsedMilli[i]! + this.pendingCpuMilli[i]! + demand.cpuMilli;
         if (cpuUsed > node.cpuMilli) {
@@ -687,10 +692,16 @@ export class ClusterState implements ClusterView {
         const i = touched[k]!;
         this.pendingCpuMilli[i] = 0;
         this.pendingMemMiB[i] = 0;
-        this.pendingGpus[i]?.fill(0);
         this.pendingMarked[i] = 0;
       }
       this.pendingCount = 0;
+      // The GPUs the tasks name (those checked before a throw among them), not every GPU of their nodes.
+      for (const task of tasks) {
+        const i = task.nodeIndex;
+        const node = this.nodes[i];
+        if (node === undefined) continue;
+        for (const g of task.gpuIndices) if (g >= 0 && g < node.gpus) this.pendingGpuMilli[this.gpuOffset[i]! + g] = 0;
+      }
     }
   }
 }

@@ -31,6 +31,9 @@ describe('ClusterState', () => {
     expect(() => cluster.allocate('d', [task(0, [4, 4])])).toThrow(/twice/);
     expect(cluster.freeWholeGpus(0)).toBe(6);
     expect(cluster.tasksOf('b')).toBeUndefined();
+    // A refused call leaves nothing pending: the GPUs it named go whole to the next call.
+    cluster.allocate('e', [task(0, [3]), task(0, [4])]);
+    expect(cluster.freeWholeGpus(0)).toBe(4);
     cluster.checkInvariants();
   });
 
