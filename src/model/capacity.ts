@@ -300,6 +300,38 @@ export class CapacityScratch {
     return into;
   }
 
+  /**
+   * Replicas of `gpus` whole GPUs each, asking for nothing else, that the schedulable nodes `allows`
+   * takes could hold as this scratch sees them, each node counted alone (the sum of their free whole
+   * GPUs divided by `gpus`, rounded down, node by node). `allows` must answer alike for nodes of one
+   * hardware kind (a check of GPU model and count does). An indexed scratch reads the cluster's
+   * count of nodes by kind and free whole GPUs and corrects it for the nodes it changed: it costs
+   * the kinds times their GPUs and those nodes, not the cluster.
+   */
+  wholeGpuReplicas(gpus: number, allows: (node: NodeSpec) => boolean): number {
+    if (!this.indexed) {
+      let count = 0;
+      for (let i = 0; i < this.nodes.length; i++) if (allows(this.nodes[i]!) && this.schedulable(i)) count += Math.floor(this.freeWholeGpus(i) / gpus);
+      return count;
+    }
+    const view = this.view;
+    let count = 0;
+    for (let kind = 0; kind < view.hardwareKinds; kind++) {
+      const node = view.nodeOfKind(kind);
+      if (!allows(node)) continue;
+      for (let w = gpus; w <= node.gpus; w++) count += view.schedulableNodesWithFreeGpus(kind, w) * Math.floor(w / gpus);
+    }
+    // The nodes this scratch changed: their count in the cluster out, theirs here in.
+    const correct = (i: number): void => {
+      if (!allows(this.nodes[i]!)) return;
+      if (view.schedulable(i)) count -= Math.floor(view.freeWholeGpus(i) / gpus);
+      if (this.schedulable(i)) count += Math.floor(this.freeWholeGpus(i) / gpus);
+    };
+    if (this.overlay !== null) for (const i of this.overlay.keys()) correct(i);
+    if (this.opened !== null) for (const i of this.opened.keys()) if (this.overlay === null || !this.overlay.has(i)) correct(i);
+    return count;
+  }
+
   /** How many replicas of `demand` the node could take now (0 when not schedulable). */
   fitCount(nodeIndex: number, demand: ReplicaDemand): number {
     if (!this.schedulable(nodeIndex)) return 0;

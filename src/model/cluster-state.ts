@@ -65,6 +65,12 @@ export interface ClusterView {
   fitIndex(): FitIndexView;
   /** The node's hardware kind, numbered from 0: nodes of one kind have the same GPU model, GPUs, CPU and memory. */
   hardwareKind(nodeIndex: number): number;
+  /** How many hardware kinds the cluster has. */
+  readonly hardwareKinds: number;
+  /** A node of the hardware kind (the first). */
+  nodeOfKind(kind: number): NodeSpec;
+  /** Schedulable nodes of the hardware kind with exactly `wholeGpus` free whole GPUs. */
+  schedulableNodesWithFreeGpus(kind: number, wholeGpus: number): number;
 }
 
 /** What one job holds: its tasks, in the order they were given. */
@@ -122,6 +128,12 @@ export class ClusterState implements ClusterView {
   private readonly isStaleFit: Uint8Array;
   /** Each node's hardware kind (see hardwareKind). */
   private readonly kinds: readonly number[];
+  /** The first node of each hardware kind. */
+  private readonly kindNodes: NodeSpec[] = [];
+  /** Per hardware kind, its schedulable nodes by free whole GPUs: kind k's count of nodes with w free at k * gpuSlots + w. */
+  private readonly freeGpuNodes: Int32Array;
+  /** Entries a kind has in freeGpuNodes: the most GPUs a node has, plus one. */
+  private readonly gpuSlots: number;
   /** Nodes changed since the last incremental check; null while changes are not tracked. */
   private changedNodes: Set<number> | null = null;
   /** What the tasks of the call being checked use of each node so far (zero between checks; see checkFits). */
@@ -138,7 +150,9 @@ export class ClusterState implements ClusterView {
   private readonly pendingMarked: Uint8Array;
   /** Each node's share of the totals as last re-derived, and their sums (incremental check). */
   private verified: NodeShare[] = [];
-  private verifiedTotals: NodeShare = { gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: 0 };
+  private verifiedTotals: NodeShare = { gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: 0, freeGpuSlot: -1 };
+  /** freeGpuNodes as re-derived from every node's last re-derived share (incremental check). */
+  private verifiedFreeGpuNodes = new Int32Array(0);
 
   constructor(spec: ClusterSpec) {
     this.nodes = spec.nodes;
@@ -171,9 +185,27 @@ export class ClusterState implements ClusterView {
     this.kinds = spec.nodes.map((n) => {
       const key = `${n.gpuType ?? ''}|${n.gpus}|${n.cpuMilli}|${n.memMiB}`;
       let kind = kinds.get(key);
-      if (kind === undefined) kinds.set(key, (kind = kinds.size));
+      if (kind === undefined) {
+        kinds.set(key, (kind = kinds.size));
+        this.kindNodes.push(n);
+      }
       return kind;
     });
+    this.gpuSlots = spec.nodes.reduce((most, n) => Math.max(most, n.gpus), 0) + 1;
+    this.freeGpuNodes = new Int32Array(this.kindNodes.length * this.gpuSlots);
+    for (let i = 0; i < this.nodes.length; i++) this.freeGpuNodes[this.kinds[i]! * this.gpuSlots + this.nodes[i]!.gpus]!++;
+  }
+
+  get hardwareKinds(): number {
+    return this.kindNodes.length;
+  }
+
+  nodeOfKind(kind: number): NodeSpec {
+    return this.kindNodes[kind]!;
+  }
+
+  schedulableNodesWithFreeGpus(kind: number, wholeGpus: number): number {
+    return wholeGpus < this.gpuSlots ? this.freeGpuNodes[kind * this.gpuSlots + wholeGpus]! : 0;
   }
 
   hardwareKind(nodeIndex: number): number {
@@ -422,6 +454,7 @@ export class ClusterState implements ClusterView {
     this.health[nodeIndex] = health;
     const delta = (this.schedulable(nodeIndex) ? 1 : 0) - (wasSchedulable ? 1 : 0);
     this.schedulableWholeFree += delta * this.wholeFree[nodeIndex]!;
+    this.freeGpuNodes[this.kinds[nodeIndex]! * this.gpuSlots + this.wholeFree[nodeIndex]!]! += delta;
     if (delta > 0) this.growth.grew(nodeIndex);
     else if (delta < 0) this.shrinks++;
   }
@@ -445,8 +478,9 @@ export class ClusterState implements ClusterView {
   trackChanges(): void {
     if (this.changedNodes) return;
     this.changedNodes = new Set();
-    this.verified = this.nodes.map((_, i) => ({ gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: this.schedulable(i) ? this.wholeFree[i]! : 0 }));
-    this.verifiedTotals = { gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: this.schedulableWholeFree };
+    this.verified = this.nodes.map((_, i) => ({ gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: this.schedulable(i) ? this.wholeFree[i]! : 0, freeGpuSlot: this.freeGpuSlotOf(i, this.wholeFree[i]!) }));
+    this.verifiedTotals = { gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: this.schedulableWholeFree, freeGpuSlot: -1 };
+    this.verifiedFreeGpuNodes = this.freeGpuNodes.slice();
     this.checkInvariants();
   }
 
@@ -480,10 +514,13 @@ export class ClusterState implements ClusterView {
       this.verifiedTotals.gpuMilli += share.gpuMilli - before.gpuMilli;
       this.verifiedTotals.cpuMilli += share.cpuMilli - before.cpuMilli;
       this.verifiedTotals.schedulableWholeGpus += share.schedulableWholeGpus - before.schedulableWholeGpus;
+      if (before.freeGpuSlot >= 0) this.verifiedFreeGpuNodes[before.freeGpuSlot]!--;
+      if (share.freeGpuSlot >= 0) this.verifiedFreeGpuNodes[share.freeGpuSlot]!++;
       this.verified[i] = share;
     }
     changed.clear();
     this.checkTotals(this.verifiedTotals);
+    this.checkFreeGpuNodes(this.verifiedFreeGpuNodes);
   }
 
   /** Re-derives every counter from scratch and throws InvariantError if any differs or any capacity is exceeded. */
@@ -499,15 +536,18 @@ export class ClusterState implements ClusterView {
       }
     }
     const used = this.usageOf(tasks, all);
-    const totals = { gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: 0 };
+    const totals = { gpuMilli: 0, cpuMilli: 0, schedulableWholeGpus: 0, freeGpuSlot: -1 };
+    const freeGpuNodes = new Int32Array(this.freeGpuNodes.length);
     this.nodes.forEach((_, i) => {
       this.checkIndex(i, countsByNode[i]!);
       const share = this.checkNode(i, used.get(i)!);
       totals.gpuMilli += share.gpuMilli;
       totals.cpuMilli += share.cpuMilli;
       totals.schedulableWholeGpus += share.schedulableWholeGpus;
+      if (share.freeGpuSlot >= 0) freeGpuNodes[share.freeGpuSlot]!++;
     });
     this.checkTotals(totals);
+    this.checkFreeGpuNodes(freeGpuNodes);
   }
 
   private checkNotDown(jobId: string, task: TaskPlacement): void {
@@ -570,7 +610,22 @@ export class ClusterState implements ClusterView {
     }
     if (used.cpuMilli + auxCpu > node.cpuMilli || used.memMiB + auxMem > node.memMiB) throw new InvariantError(`${where}: auxiliary tasks over-allocate it`);
     if (auxCpu + auxMem > 0 && this.health[i] === 'down') throw new InvariantError(`${where} is down but holds auxiliary tasks`);
-    return { gpuMilli, cpuMilli: used.cpuMilli + auxCpu, schedulableWholeGpus: this.schedulable(i) ? wholeFree : 0 };
+    return { gpuMilli, cpuMilli: used.cpuMilli + auxCpu, schedulableWholeGpus: this.schedulable(i) ? wholeFree : 0, freeGpuSlot: this.freeGpuSlotOf(i, wholeFree) };
+  }
+
+  /** Where a node with `wholeFree` free whole GPUs counts in freeGpuNodes, or -1 when it is not schedulable. */
+  private freeGpuSlotOf(nodeIndex: number, wholeFree: number): number {
+    return this.schedulable(nodeIndex) ? this.kinds[nodeIndex]! * this.gpuSlots + wholeFree : -1;
+  }
+
+  /** Throws unless the count of schedulable nodes by kind and free whole GPUs equals the one re-derived from the nodes. */
+  private checkFreeGpuNodes(derived: Int32Array): void {
+    for (let at = 0; at < derived.length; at++) {
+      if (derived[at] !== this.freeGpuNodes[at]) {
+        const kind = Math.floor(at / this.gpuSlots);
+        throw new InvariantError(`cluster: ${this.freeGpuNodes[at]} schedulable nodes of kind ${kind} (${this.kindNodes[kind]!.name}'s) with ${at % this.gpuSlots} free GPUs counted, ${derived[at]} over the nodes`);
+      }
+    }
   }
 
   /** Throws unless the cluster-wide counters equal the sums of the nodes' shares. */
@@ -618,8 +673,13 @@ export class ClusterState implements ClusterView {
   }
 
   private adjustWholeFree(nodeIndex: number, delta: number): void {
+    if (delta === 0) return;
+    const at = this.kinds[nodeIndex]! * this.gpuSlots + this.wholeFree[nodeIndex]!;
     this.wholeFree[nodeIndex]! += delta;
-    if (this.schedulable(nodeIndex)) this.schedulableWholeFree += delta;
+    if (!this.schedulable(nodeIndex)) return;
+    this.schedulableWholeFree += delta;
+    this.freeGpuNodes[at]!--;
+    this.freeGpuNodes[at + delta]!++;
   }
 
   private apply(task: TaskPlacement, sign: 1 | -1): void {
@@ -718,6 +778,8 @@ interface NodeShare {
   gpuMilli: number;
   cpuMilli: number;
   schedulableWholeGpus: number;
+  /** Where the node counts in freeGpuNodes (-1: it is not schedulable). */
+  freeGpuSlot: number;
 }
 
 /** True when two tasks are the same placement (same role, node, GPUs and demand). */

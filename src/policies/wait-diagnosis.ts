@@ -1,6 +1,6 @@
 /** The capacity reason a gang that could not be placed waits for (see WaitReason). */
 import type { CapacityScratch } from '../model/capacity.js';
-import { GPU_MILLI } from '../model/cluster-spec.js';
+import { GPU_MILLI, type NodeSpec } from '../model/cluster-spec.js';
 import type { ClusterView } from '../model/cluster-state.js';
 import type { ReplicaDemand } from '../model/job-spec.js';
 import { nodeAllows } from './placement/node-filter.js';
@@ -44,15 +44,14 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
   const groups = scratch.fitGroups(true, request.gpuTypes);
   // A group may hold models the request does not allow (an index not grouped by model): each node's model is checked.
   const gpuExample = example;
-  const allowed = (i: number): boolean => nodeAllows(scratch.nodes[i]!, gpuExample, request.gpuTypes);
+  const allows = (node: NodeSpec): boolean => nodeAllows(node, gpuExample, request.gpuTypes);
+  const allowed = (i: number): boolean => allows(scratch.nodes[i]!);
   // Free GPUs of the allowed types, counted until they cover the need.
   if (request.gpuTypes.length === 0 && shareMilli === 0) {
     if (scratch.freeWholeGpusTotal < wholeGpus) return 'no-gpus';
   } else if (shareMilli === 0) {
-    // Whole GPUs of the allowed models: only nodes with a whole GPU free count.
-    let freeWhole = 0;
-    scratch.forEachWithFree(groups, GPU_MILLI, 0, (i) => allowed(i) && (freeWhole += scratch.freeWholeGpus(i)) >= wholeGpus, GPU_MILLI);
-    if (freeWhole < wholeGpus) return 'no-gpus';
+    // Whole GPUs of the allowed models: read from the count of nodes by kind and free whole GPUs.
+    if (scratch.wholeGpuReplicas(1, allows) < wholeGpus) return 'no-gpus';
   } else {
     const needMilli = wholeGpus * GPU_MILLI + shareMilli;
     let freeWhole = 0;
@@ -73,19 +72,24 @@ export function diagnoseUnplaced(scratch: CapacityScratch, placement: PlacementP
     }
     if (!covered) return 'no-gpus';
   }
-  // Nodes that hold a replica's GPUs, each counted alone (the first GPU replica's shape stands for the others).
+  // Nodes that hold a replica's GPUs, each counted alone (the first GPU replica's shape stands for
+  // the others): whole GPUs read from the count of nodes by kind and free whole GPUs (a failed gang
+  // would otherwise visit every node with one replica's GPUs free), GPU shares counted node by node.
   const only = gpuOnly(example);
   let slots = 0;
-  scratch.forEachWithFree(
-    groups,
-    minFreeGpuMilli(only),
-    0,
-    (i) => {
-      if (allowed(i)) slots += scratch.fitCount(i, only);
-      return slots >= gpuReplicas;
-    },
-    minGpuRoom(only),
-  );
+  if (only.gpuMilli >= GPU_MILLI) slots = scratch.wholeGpuReplicas(only.gpus, allows);
+  else {
+    scratch.forEachWithFree(
+      groups,
+      minFreeGpuMilli(only),
+      0,
+      (i) => {
+        if (allowed(i)) slots += scratch.fitCount(i, only);
+        return slots >= gpuReplicas;
+      },
+      minGpuRoom(only),
+    );
+  }
   if (slots === 0) return 'fragmented';
   // Replicas asking for the same GPUs fit together exactly when the nodes' counts add up to them
   // (each node takes as many as it holds): only a gang of mixed GPU shapes needs a placement.

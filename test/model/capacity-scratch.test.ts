@@ -114,4 +114,67 @@ describe('CapacityScratch foreseen changes', () => {
       { numRuns: 200 },
     );
   });
+
+  it('counts whole-GPU replicas the allowed nodes hold from the count of nodes by kind and free GPUs, as node by node, whatever the cluster and the scratch changed', () => {
+    const nodeArb = fc.record({ gpuType: fc.constantFrom<string | null>('A', 'B', null), gpus: fc.constantFrom(0, 2, 4, 8) });
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('place' as const), gpus: fc.constantFrom(1, 2, 4), gpuMilli: fc.constantFrom(250, 1000), replicas: fc.integer({ min: 1, max: 4 }) }),
+      fc.record({ kind: fc.constant('close' as const), node: fc.nat(), open: fc.boolean() }),
+      fc.record({ kind: fc.constant('down' as const), node: fc.nat(), gpu: fc.nat() }),
+      fc.record({ kind: fc.constant('free' as const), which: fc.nat() }),
+    );
+    const request = (gpus: number, gpuMilli: number, replicas: number): PlacementRequest => ({
+      jobId: 'x',
+      gpuTypes: [],
+      // A share of a GPU is a share of one.
+      replicas: Array.from({ length: replicas }, () => ({ role: 'worker' as const, demand: { gpus: gpuMilli < 1000 ? 1 : gpus, gpuMilli, cpuMilli: 1000, memMiB: 1024 } })),
+    });
+    const allowed: ((node: { gpuType: string | null; gpus: number }) => boolean)[] = [(n) => n.gpuType !== null && n.gpus > 0, (n) => n.gpuType === 'A' && n.gpus > 0, (n) => n.gpus === 8];
+    fc.assert(
+      fc.property(fc.array(nodeArb, { minLength: 1, maxLength: 10 }), fc.array(step, { maxLength: 10 }), fc.array(step, { maxLength: 10 }), (specs, inCluster, inScratch) => {
+        const cluster = new ClusterState({
+          nodes: specs.map((n, i) => ({ name: `n${i}`, group: 'g', gpuType: n.gpus === 0 ? null : n.gpuType, gpus: n.gpus, cpuMilli: 32_000, memMiB: 65_536, rack: 'r' })),
+        });
+        // The cluster changes first (jobs start and end, nodes close, GPUs go down and come back), then a scratch of it.
+        const held: string[] = [];
+        const apply = (scratch: CapacityScratch | null, op: (typeof inCluster)[number], k: number): void => {
+          const node = op.kind === 'close' || op.kind === 'down' ? op.node % specs.length : 0;
+          if (op.kind === 'place') {
+            const tasks = packPlacement.place(scratch ?? new CapacityScratch(cluster), request(op.gpus, op.gpuMilli, op.replicas));
+            if (tasks !== null && scratch === null) {
+              cluster.allocate(`j${k}`, tasks);
+              held.push(`j${k}`);
+            }
+          } else if (op.kind === 'close') {
+            if (scratch !== null) scratch.setSchedulable(node, op.open);
+            else cluster.setNodeHealth(node, op.open ? 'up' : 'cordoned');
+          } else if (op.kind === 'down') {
+            const gpus = specs[node]!.gpuType === null ? 0 : specs[node]!.gpus;
+            if (gpus === 0) return;
+            if (scratch !== null) scratch.takeGpuDown(node, op.gpu % gpus);
+            else cluster.setGpuUp(node, op.gpu % gpus, !cluster.gpuUp(node, op.gpu % gpus));
+          } else if (held.length > 0) {
+            const id = held[op.which % held.length]!;
+            if (scratch !== null) scratch.unreserve(cluster.tasksOf(id)!);
+            else {
+              cluster.release(id);
+              held.splice(held.indexOf(id), 1);
+            }
+          }
+        };
+        inCluster.forEach((op, k) => apply(null, op, k));
+        cluster.checkInvariants();
+        const scratch = new CapacityScratch(cluster);
+        inScratch.forEach((op, k) => apply(scratch, op, k));
+        for (const allows of allowed) {
+          for (const gpus of [1, 2, 3, 4]) {
+            let nodeByNode = 0;
+            for (let i = 0; i < specs.length; i++) if (allows(cluster.nodes[i]!) && scratch.schedulable(i)) nodeByNode += Math.floor(scratch.freeWholeGpus(i) / gpus);
+            expect(scratch.wholeGpuReplicas(gpus, allows)).toBe(nodeByNode);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
