@@ -59,16 +59,21 @@ function requestOf(id: string, r: { demand: ReplicaDemand; replicas: number; gpu
   return { jobId: id, gpuTypes: r.gpuTypes, replicas: [...ps, ...workers] };
 }
 
+/** A cluster's nodes, the jobs already running on it, the nodes then closed, and the requests one pass takes in turn. */
+const passArbs = [
+  fc.array(nodeArb, { minLength: 1, maxLength: 12 }),
+  fc.array(requestArb, { maxLength: 8 }),
+  fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 3 }),
+  fc.array(requestArb, { minLength: 1, maxLength: 24 }),
+] as const;
+
 describe('best fit and worst fit through the fit index', () => {
   // Made newest, the indexed scratch passes over its own nodes by its stamps; made first, by its maps.
   for (const [policy, indexedNewest] of [packPlacement, spreadPlacement].flatMap((p) => [[p, true], [p, false]] as [PlacementPolicy, boolean][])) {
     it(`${policy.name} places every request on the nodes a scan of the cluster picks, whatever the cluster and the scratch hold (indexed scratch made ${indexedNewest ? 'last' : 'first'})`, () => {
       fc.assert(
         fc.property(
-          fc.array(nodeArb, { minLength: 1, maxLength: 12 }),
-          fc.array(requestArb, { maxLength: 8 }),
-          fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 3 }),
-          fc.array(requestArb, { minLength: 1, maxLength: 24 }),
+          ...passArbs,
           (specs, held, cordoned, asked) => {
             const cluster = new ClusterState({ nodes: nodesOf(specs) });
             // Jobs already running (placed by the policy itself), then some nodes closed.
@@ -106,10 +111,7 @@ describe('best fit and worst fit through the fit index', () => {
     it(`${policy.name} places and diagnoses every request alike whether the fit index groups GPU nodes by model or keeps all in one group`, () => {
       fc.assert(
         fc.property(
-          fc.array(nodeArb, { minLength: 1, maxLength: 12 }),
-          fc.array(requestArb, { maxLength: 8 }),
-          fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 3 }),
-          fc.array(requestArb, { minLength: 1, maxLength: 24 }),
+          ...passArbs,
           (specs, held, cordoned, asked) => {
             // One cluster of each grouping, holding the same jobs, with the same nodes closed.
             const byModel = new ClusterState({ nodes: nodesOf(specs) });
