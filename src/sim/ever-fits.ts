@@ -12,7 +12,7 @@ interface NodeClass {
   readonly node: NodeSpec;
   /** The node's free resources when empty. */
   readonly free: NodeFree;
-  count: number;
+  readonly count: number;
 }
 
 /**
@@ -28,20 +28,20 @@ export class EverFits {
   private readonly gangs = new ShapeIds();
   /** Whether a gang that is not of identical replicas fits, by its number (and an elastic job's bounds). */
   private readonly byShape = new Map<number | string, boolean>();
-  private emptyCluster: ClusterState | null = null;
+  /** The installed cluster, empty and all up. */
+  private readonly emptyCluster: ClusterState;
 
   constructor(
-    private readonly cluster: ClusterSpec,
+    cluster: ClusterSpec,
     private readonly placement: PlacementPolicy,
   ) {
-    const byKind = new Map<string, NodeClass>();
-    for (const node of cluster.nodes) {
-      const kind = `${node.gpuType ?? ''}|${node.gpus}|${node.cpuMilli}|${node.memMiB}`;
-      const known = byKind.get(kind);
-      if (known) known.count++;
-      else byKind.set(kind, { node, free: { cpuMilli: node.cpuMilli, memMiB: node.memMiB, gpuFreeMilli: new Array<number>(node.gpus).fill(GPU_MILLI), wholeGpus: node.gpus }, count: 1 });
-    }
-    this.classes = [...byKind.values()];
+    const empty = (this.emptyCluster = new ClusterState(cluster));
+    // The cluster's hardware kinds; empty and up, every node of a kind has all its GPUs free.
+    this.classes = Array.from({ length: empty.hardwareKinds }, (_, kind) => {
+      const node = empty.nodeOfKind(kind);
+      const free = { cpuMilli: node.cpuMilli, memMiB: node.memMiB, gpuFreeMilli: new Array<number>(node.gpus).fill(GPU_MILLI), wholeGpus: node.gpus };
+      return { node, free, count: empty.schedulableNodesWithFreeGpus(kind, node.gpus) };
+    });
   }
 
   /** True when `smallest` (the smallest gang the job would start with; null: the job at its requested size) fits the empty cluster. */
@@ -60,7 +60,7 @@ export class EverFits {
     if (demand !== null && this.placement.completeForIdentical === true) return this.roomFor(demand, request.gpuTypes) >= request.replicas.length;
     // Enough empty nodes that each take any one replica: the placement cannot run out of a node for the next.
     const surely = this.placement.failsOnlyWhenNoNodeTakesOne === true && this.nodesTakingAny(request) >= request.replicas.length;
-    const fits = surely || this.placement.place(new CapacityScratch((this.emptyCluster ??= new ClusterState(this.cluster))), request) !== null;
+    const fits = surely || this.placement.place(new CapacityScratch(this.emptyCluster), request) !== null;
     this.byShape.set(key, fits);
     return fits;
   }

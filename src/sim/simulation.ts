@@ -156,7 +156,7 @@ export class Simulation {
     }
     this.scheduling = this.host.scheduling;
     this.placement = this.host.placement;
-    this.cluster.groupFitByGpuModel(options.fitByGpuModel ?? fitByGpuModel(scenario.jobs, this.scheduling));
+    this.cluster.groupFitByGpuModel(options.fitByGpuModel ?? groupsFitByGpuModel(scenario.jobs, this.scheduling));
     this.recovery = this.host.recovery;
     this.control.checkpointCosts = this.recovery.checkpointCosts;
     this.control.decidedBy = this.scheduling.name;
@@ -382,7 +382,7 @@ export class Simulation {
  * model by model, or some job names GPU models (a scan then reads only the groups it may use);
  * otherwise every request may use every model, and one group answers it in one scan.
  */
-function fitByGpuModel(jobs: readonly JobSpec[], scheduling: SchedulingPolicy): boolean {
+function groupsFitByGpuModel(jobs: readonly JobSpec[], scheduling: SchedulingPolicy): boolean {
   return scheduling.machinesByGpuModel === true || someNameGpuModels(jobs);
 }
 
