@@ -1,6 +1,6 @@
 import { quantileSorted } from 'd3-array';
 import type { JobRecord } from './job-record.js';
-import { userFairness, type FairnessSummary, type PerUserSummary } from './user-fairness.js';
+import { UserTallies, type FairnessSummary, type PerUserSummary } from './user-fairness.js';
 
 /** Mean and tail quantiles of a set of durations, in seconds. */
 export interface Quantiles {
@@ -130,49 +130,19 @@ function waitByReasonOf(secondsByReason: Readonly<Record<string, number>>): Reco
 /** Builds the summary; `perf` is zero here and filled in by whoever timed the run. */
 export function buildSummary(input: SummaryInput): RunSummary {
   const { jobs, endS } = input;
-  // One pass over every job for the run's lists, counts and sums (over a million jobs, each pass of
-  // its own cost about as much as all the rest); each sum adds the jobs in their order, as before.
-  // The loops over jobs here are indexed: they run once a run, too seldom to be compiled, and a
-  // million jobs read through an iterator make as many result objects.
-  const completed: JobRecord[] = [];
-  const started: JobRecord[] = [];
-  let failed = 0;
-  let firstSubmitS = jobs[0]?.spec.submitS ?? 0;
-  let latestEndS = -Infinity;
-  let restarts = 0;
-  let oomKills = 0;
-  let lostGpuS = 0;
-  let downtimeGpuS = 0;
-  for (let k = 0; k < jobs.length; k++) {
-    const job = jobs[k]!;
-    const phase = job.phase;
-    if (phase === 'completed') completed.push(job);
-    else if (phase === 'failed') failed++;
-    if (job.firstStartS !== null) started.push(job);
-    firstSubmitS = Math.min(firstSubmitS, job.spec.submitS);
-    latestEndS = Math.max(latestEndS, job.endS ?? 0);
-    restarts += job.restarts;
-    oomKills += job.oomKills;
-    lostGpuS += job.lostGpuS;
-    downtimeGpuS += job.downtimeGpuS;
-  }
-  const unfinished = jobs.length - completed.length - failed;
-  const lastEndS = unfinished > 0 ? endS : Math.max(firstSubmitS, latestEndS);
+  // One pass over every job for every count, sum and list of the summary: over a million jobs a
+  // pass costs mostly the reading of each job's numbers, and each pass of its own cost about as much
+  // as the rest. Each sum adds the jobs in their order. The loop is indexed: it runs once a run,
+  // too seldom to be compiled, and a million jobs read through an iterator make as many result objects.
+  const pass = new SummaryPass(jobs.length, endS);
+  for (let k = 0; k < jobs.length; k++) pass.add(jobs[k]!);
+  const completed = pass.completed;
+  const unfinished = jobs.length - completed - pass.failed;
+  const firstSubmitS = jobs.length > 0 ? pass.firstSubmitS : 0;
+  const lastEndS = unfinished > 0 ? endS : Math.max(firstSubmitS, pass.latestEndS);
   const makespanS = Math.max(0, lastEndS - firstSubmitS);
-
-  const weights = trainingWeights(started);
-  let weightSum = 0;
-  let ettrSum = 0;
-  let runtimeSum = 0;
-  for (let i = 0; i < started.length; i++) {
-    const job = started[i]!;
-    const wallS = job.wallSinceStartS(endS);
-    const weight = weights[i]!;
-    if (wallS <= 0 || weight <= 0) continue;
-    weightSum += weight;
-    ettrSum += weight * Math.min(1, job.effectiveS() / wallS);
-    runtimeSum += weight * Math.min(1, job.processRuntimeS() / wallS);
-  }
+  // The time ratios are weighted by GPU-seconds held; by CPU milli-core-seconds when no started job held GPUs.
+  const ratios = pass.anyGpu ? pass.byGpu : pass.byCpu;
 
   const gpuCapacityS = input.totalGpus * makespanS;
   const cpuCapacityS = input.totalCpuMilli * makespanS;
@@ -182,36 +152,141 @@ export function buildSummary(input: SummaryInput): RunSummary {
     scenario: input.scenario,
     policy: input.policy,
     seed: input.seed,
-    jobs: { submitted: jobs.length, completed: completed.length, failed, unfinished },
+    jobs: { submitted: jobs.length, completed, failed: pass.failed, unfinished },
     makespanS: roundS(makespanS),
-    jctS: quantiles(valuesOf(completed, (j) => j.endS! - j.spec.submitS)),
-    queueDelayS: quantiles(valuesOf(completed, (j) => j.queueS(endS))),
-    waitS: quantiles(valuesOf(completed, (j) => j.queuedS)),
-    ettr: roundRatio(weightSum > 0 ? ettrSum / weightSum : 0),
-    runtimeRatio: roundRatio(weightSum > 0 ? runtimeSum / weightSum : 0),
+    jctS: sortedQuantiles(pass.jctS.subarray(0, completed)),
+    queueDelayS: sortedQuantiles(pass.queueDelayS.subarray(0, completed)),
+    waitS: sortedQuantiles(pass.waitS.subarray(0, completed)),
+    ettr: roundRatio(ratios.weightSum > 0 ? ratios.ettrSum / ratios.weightSum : 0),
+    runtimeRatio: roundRatio(ratios.weightSum > 0 ? ratios.runtimeSum / ratios.weightSum : 0),
     gpuAllocationRate: roundRatio(gpuCapacityS > 0 ? input.allocatedGpuS / gpuCapacityS : 0),
     gpuUtilization: roundRatio(gpuCapacityS > 0 ? input.busyGpuS / gpuCapacityS : 0),
     cpuAllocationRate: roundRatio(cpuCapacityS > 0 ? input.allocatedCpuMilliS / cpuCapacityS : 0),
-    faults: { total: faultsTotal, byType: { ...input.faultsByType }, daysWithFault: roundRatio(daysWithFault(started, endS)) },
-    restarts,
-    oomKills,
+    faults: { total: faultsTotal, byType: { ...input.faultsByType }, daysWithFault: roundRatio(pass.days > 0 ? pass.daysWithFault / pass.days : 0) },
+    restarts: pass.restarts,
+    oomKills: pass.oomKills,
     scalePlans: input.scalePlans ?? 0,
-    lostGpuHours: roundRatio(lostGpuS / 3600),
-    downtimeGpuHours: roundRatio(downtimeGpuS / 3600),
-    cpuStarvedWaitS: cpuStarvedOf(completed),
-    dataWorkers: { meanPerJob: roundRatio(meanDataWorkers(completed, endS)) },
+    lostGpuHours: roundRatio(pass.lostGpuS / 3600),
+    downtimeGpuHours: roundRatio(pass.downtimeGpuS / 3600),
+    cpuStarvedWaitS: {
+      mean: roundS(completed > 0 ? pass.cpuStarvedS / completed : 0),
+      total: roundS(pass.cpuStarvedS),
+      share: roundRatio(pass.completedQueuedS > 0 ? Math.min(1, pass.cpuStarvedS / pass.completedQueuedS) : 0),
+    },
+    dataWorkers: { meanPerJob: roundRatio(completed > 0 ? pass.dataWorkersSum / completed : 0) },
     waitByReason: waitByReasonOf(input.waitByReasonS ?? {}),
-    ...userFairness(jobs, roundS, roundRatio),
+    ...pass.users.result(roundS, roundRatio),
     events: input.events,
     perf: { wallS: 0, eventsPerS: 0 },
-    ...priorityClassesOf(jobs),
+    ...(pass.spot.length > 0 ? priorityClassesOf(jobs, pass.spot) : {}),
   };
 }
 
-/** Per-class results, as a summary key, when some job is a spot job; nothing otherwise. */
-function priorityClassesOf(jobs: readonly JobRecord[]): { priorityClasses: PriorityClassesSummary } | Record<string, never> {
-  const spot = jobs.filter((j) => j.priorityClass === 'spot');
-  if (spot.length === 0) return {};
+/** Sums of the time ratios under one weighting (see SummaryPass). */
+interface RatioSums {
+  weightSum: number;
+  ettrSum: number;
+  runtimeSum: number;
+}
+
+/**
+ * The counts, sums and lists of a summary, told of a run's jobs one at a time in the run's order
+ * (each sum adds them in that order). A started job's time ratios are summed under both weightings
+ * (GPU-seconds and CPU milli-core-seconds held): which one the summary takes is known only once
+ * every job was seen.
+ */
+class SummaryPass {
+  completed = 0;
+  failed = 0;
+  /** The earliest submission (Infinity before the first job). */
+  firstSubmitS = Infinity;
+  latestEndS = -Infinity;
+  restarts = 0;
+  oomKills = 0;
+  lostGpuS = 0;
+  downtimeGpuS = 0;
+  anyGpu = false;
+  readonly byGpu: RatioSums = { weightSum: 0, ettrSum: 0, runtimeSum: 0 };
+  readonly byCpu: RatioSums = { weightSum: 0, ettrSum: 0, runtimeSum: 0 };
+  /** Started jobs' whole days of life, and those a fault hit. */
+  days = 0;
+  daysWithFault = 0;
+  /** Completed jobs' times, one entry per completed job in order (the first `completed` entries are in use). */
+  readonly jctS: Float64Array;
+  readonly queueDelayS: Float64Array;
+  readonly waitS: Float64Array;
+  /** Completed jobs' CPU-starved and queued seconds, and their data-worker-seconds per second of life. */
+  cpuStarvedS = 0;
+  completedQueuedS = 0;
+  dataWorkersSum = 0;
+  readonly users = new UserTallies();
+  /** Spot jobs, in order. */
+  readonly spot: JobRecord[] = [];
+
+  constructor(
+    jobs: number,
+    private readonly endS: number,
+  ) {
+    this.jctS = new Float64Array(jobs);
+    this.queueDelayS = new Float64Array(jobs);
+    this.waitS = new Float64Array(jobs);
+  }
+
+  /** Counts the job (the next in the run's order). */
+  add(job: JobRecord): void {
+    const endS = this.endS;
+    const submitS = job.spec.submitS;
+    this.firstSubmitS = Math.min(this.firstSubmitS, submitS);
+    const jobEndS = job.endS;
+    this.latestEndS = Math.max(this.latestEndS, jobEndS ?? 0);
+    this.restarts += job.restarts;
+    this.oomKills += job.oomKills;
+    this.lostGpuS += job.lostGpuS;
+    this.downtimeGpuS += job.downtimeGpuS;
+    if (job.priorityClass === 'spot') this.spot.push(job);
+    this.users.add(job);
+    const phase = job.phase;
+    if (phase === 'failed') this.failed++;
+    if (job.firstStartS !== null) this.addStarted(job);
+    if (phase !== 'completed') return;
+    const at = this.completed++;
+    this.jctS[at] = jobEndS! - submitS;
+    this.queueDelayS[at] = job.queueS(endS);
+    const queuedS = job.queuedS;
+    this.waitS[at] = queuedS;
+    this.cpuStarvedS += job.cpuStarvedWaitS;
+    this.completedQueuedS += queuedS;
+    const wallS = job.wallSinceStartS(endS);
+    if (wallS > 0) this.dataWorkersSum += job.dataWorkerS / wallS;
+  }
+
+  /** Adds a started job's time ratios and days of life. */
+  private addStarted(job: JobRecord): void {
+    const wallS = job.wallSinceStartS(this.endS);
+    const gpuS = job.attainedGpuS;
+    if (gpuS > 0) this.anyGpu = true;
+    if (wallS > 0) {
+      const ettr = Math.min(1, job.effectiveS() / wallS);
+      const runtime = Math.min(1, job.processRuntimeS() / wallS);
+      addRatios(this.byGpu, gpuS, ettr, runtime);
+      addRatios(this.byCpu, job.attainedCpuMilliS, ettr, runtime);
+    }
+    const life = job.daysOfLife(this.endS);
+    this.days += life.days;
+    this.daysWithFault += life.withFault;
+  }
+}
+
+/** Adds one job's time ratios at its weight (a job of no weight counts none). */
+function addRatios(sums: RatioSums, weight: number, ettr: number, runtime: number): void {
+  if (weight <= 0) return;
+  sums.weightSum += weight;
+  sums.ettrSum += weight * ettr;
+  sums.runtimeSum += weight * runtime;
+}
+
+/** Per-class results, as a summary key, of a workload with spot jobs (`spot`: its spot jobs, in order). */
+function priorityClassesOf(jobs: readonly JobRecord[], spot: readonly JobRecord[]): { priorityClasses: PriorityClassesSummary } {
   const high = jobs.filter((j) => j.priorityClass === 'high');
   return {
     priorityClasses: {
@@ -225,81 +300,26 @@ function priorityClassesOf(jobs: readonly JobRecord[]): { priorityClasses: Prior
   };
 }
 
-/** Completed jobs' CPU-starved waiting: mean and total seconds, and its share of their queued seconds. */
-function cpuStarvedOf(completed: readonly JobRecord[]): CpuStarvedSummary {
-  let starvedS = 0;
-  let queuedS = 0;
-  for (let k = 0; k < completed.length; k++) {
-    const job = completed[k]!;
-    starvedS += job.cpuStarvedWaitS;
-    queuedS += job.queuedS;
-  }
-  return {
-    mean: roundS(completed.length > 0 ? starvedS / completed.length : 0),
-    total: roundS(starvedS),
-    share: roundRatio(queuedS > 0 ? Math.min(1, starvedS / queuedS) : 0),
-  };
-}
-
-/** Mean over completed jobs of data-worker-seconds per second from first start to end (a job with no such second counts 0); 0 for none. */
-function meanDataWorkers(completed: readonly JobRecord[], endS: number): number {
-  if (completed.length === 0) return 0;
-  let sum = 0;
-  for (let k = 0; k < completed.length; k++) {
-    const job = completed[k]!;
-    const wallS = job.wallSinceStartS(endS);
-    if (wallS > 0) sum += job.dataWorkerS / wallS;
-  }
-  return sum / completed.length;
-}
-
 /** Job counts and completed jobs' JCT and waits of one class. */
 function classSummary(jobs: readonly JobRecord[]): ClassSummary {
   const completed = jobs.filter((j) => j.phase === 'completed');
   return {
     jobs: jobs.length,
     completed: completed.length,
-    jctS: quantiles(valuesOf(completed, (j) => j.endS! - j.spec.submitS)),
-    waitS: quantiles(valuesOf(completed, (j) => j.queuedS)),
+    jctS: sortedQuantiles(Float64Array.from(completed, (j) => j.endS! - j.spec.submitS)),
+    waitS: sortedQuantiles(Float64Array.from(completed, (j) => j.queuedS)),
   };
-}
-
-/**
- * Share of the started jobs' whole days of life (from first start to end, or to `endS`) on which a
- * fault hit the job; 0 when no job lived a whole day.
- */
-function daysWithFault(started: readonly JobRecord[], endS: number): number {
-  let days = 0;
-  let withFault = 0;
-  for (let k = 0; k < started.length; k++) {
-    const job = started[k]!;
-    const life = job.daysOfLife(endS);
-    days += life.days;
-    withFault += life.withFault;
-  }
-  return days > 0 ? withFault / days : 0;
-}
-
-/**
- * Weights for the time ratios: the GPU-seconds each job held (shrunk, grown or stopped, as it
- * was); when no started job held GPUs, the CPU milli-core-seconds it held.
- */
-function trainingWeights(started: readonly JobRecord[]): number[] {
-  const anyGpu = started.some((j) => j.attainedGpuS > 0);
-  return started.map((j) => (anyGpu ? j.attainedGpuS : j.attainedCpuMilliS));
-}
-
-/** One number of each job, in a typed array (sorted natively, without a comparator: a million jobs' worth in milliseconds). */
-function valuesOf(jobs: readonly JobRecord[], valueOf: (job: JobRecord) => number): Float64Array {
-  const values = new Float64Array(jobs.length);
-  for (let i = 0; i < jobs.length; i++) values[i] = valueOf(jobs[i]!);
-  return values;
 }
 
 /** Mean and quantiles (d3 type-7) of durations in seconds; all zero for an empty set. */
 export function quantiles(valuesS: ArrayLike<number>): Quantiles {
+  return sortedQuantiles(Float64Array.from(valuesS));
+}
+
+/** quantiles of the values, sorting them in place (natively, without a comparator: a million values in milliseconds). */
+function sortedQuantiles(valuesS: Float64Array): Quantiles {
   if (valuesS.length === 0) return { mean: 0, p50: 0, p90: 0, p99: 0 };
-  const sorted = Float64Array.from(valuesS).sort();
+  const sorted = valuesS.sort();
   let sum = 0;
   for (let k = 0; k < sorted.length; k++) sum += sorted[k]!;
   return {

@@ -77,50 +77,63 @@ interface Tally {
 
 /** Per-user times and fairness of a run's jobs; `round` rounds the reported figures. */
 export function userFairness(jobs: readonly JobRecord[], roundS: (v: number) => number, roundRatio: (v: number) => number): { fairness: FairnessSummary; perUser: PerUserSummary } {
-  const tallies = new Map<string, Tally>();
-  let slowdownSum = 0;
-  let completedJobs = 0;
+  const tallies = new UserTallies();
   // Indexed: this runs once a run, too seldom for its loop to be compiled, and a million jobs read
   // through an iterator make as many result objects.
-  for (let k = 0; k < jobs.length; k++) {
-    const job = jobs[k]!;
-    let tally = tallies.get(job.spec.user);
-    if (tally === undefined) tallies.set(job.spec.user, (tally = { jobs: 0, completed: 0, jctSumS: 0, slowdownSum: 0 }));
+  for (let k = 0; k < jobs.length; k++) tallies.add(jobs[k]!);
+  return tallies.result(roundS, roundRatio);
+}
+
+/** Per-user running totals, told of a run's jobs one at a time (in the run's order: the sums add them in that order). */
+export class UserTallies {
+  private readonly tallies = new Map<string, Tally>();
+  private slowdownSum = 0;
+  private completedJobs = 0;
+
+  /** Counts the job for its user (its times too when it completed). */
+  add(job: JobRecord): void {
+    let tally = this.tallies.get(job.spec.user);
+    if (tally === undefined) this.tallies.set(job.spec.user, (tally = { jobs: 0, completed: 0, jctSumS: 0, slowdownSum: 0 }));
     tally.jobs++;
-    if (job.phase !== 'completed') continue;
+    if (job.phase !== 'completed') return;
     const slowdown = slowdownOf(job);
     tally.completed++;
     tally.jctSumS += job.endS! - job.spec.submitS;
     tally.slowdownSum += slowdown;
-    slowdownSum += slowdown;
-    completedJobs++;
+    this.slowdownSum += slowdown;
+    this.completedJobs++;
   }
-  const userSlowdowns: number[] = [];
-  for (const tally of tallies.values()) if (tally.completed > 0) userSlowdowns.push(tally.slowdownSum / tally.completed);
-  const ranked = [...tallies].sort(([a, x], [b, y]) => y.jobs - x.jobs || (a < b ? -1 : a > b ? 1 : 0));
-  const row = (t: Tally): Omit<UserJobs, 'user'> => ({
-    jobs: t.jobs,
-    completed: t.completed,
-    jctMeanS: roundS(t.completed > 0 ? t.jctSumS / t.completed : 0),
-    slowdownMean: roundRatio(t.completed > 0 ? t.slowdownSum / t.completed : 0),
-  });
-  const rest = ranked.slice(MAX_LISTED_USERS);
-  const restTally: Tally = { jobs: 0, completed: 0, jctSumS: 0, slowdownSum: 0 };
-  for (const [, t] of rest) {
-    restTally.jobs += t.jobs;
-    restTally.completed += t.completed;
-    restTally.jctSumS += t.jctSumS;
-    restTally.slowdownSum += t.slowdownSum;
+
+  /** The fairness and per-user figures of the jobs added; `round` rounds the reported figures. */
+  result(roundS: (v: number) => number, roundRatio: (v: number) => number): { fairness: FairnessSummary; perUser: PerUserSummary } {
+    const { tallies, slowdownSum, completedJobs } = this;
+    const userSlowdowns: number[] = [];
+    for (const tally of tallies.values()) if (tally.completed > 0) userSlowdowns.push(tally.slowdownSum / tally.completed);
+    const ranked = [...tallies].sort(([a, x], [b, y]) => y.jobs - x.jobs || (a < b ? -1 : a > b ? 1 : 0));
+    const row = (t: Tally): Omit<UserJobs, 'user'> => ({
+      jobs: t.jobs,
+      completed: t.completed,
+      jctMeanS: roundS(t.completed > 0 ? t.jctSumS / t.completed : 0),
+      slowdownMean: roundRatio(t.completed > 0 ? t.slowdownSum / t.completed : 0),
+    });
+    const rest = ranked.slice(MAX_LISTED_USERS);
+    const restTally: Tally = { jobs: 0, completed: 0, jctSumS: 0, slowdownSum: 0 };
+    for (const [, t] of rest) {
+      restTally.jobs += t.jobs;
+      restTally.completed += t.completed;
+      restTally.jctSumS += t.jctSumS;
+      restTally.slowdownSum += t.slowdownSum;
+    }
+    return {
+      fairness: {
+        users: userSlowdowns.length,
+        jainSlowdown: roundRatio(jainIndex(userSlowdowns)),
+        slowdownMean: roundRatio(completedJobs > 0 ? slowdownSum / completedJobs : 0),
+      },
+      perUser: {
+        top: ranked.slice(0, MAX_LISTED_USERS).map(([user, t]) => ({ user, ...row(t) })),
+        other: rest.length === 0 ? null : { users: rest.length, ...row(restTally) },
+      },
+    };
   }
-  return {
-    fairness: {
-      users: userSlowdowns.length,
-      jainSlowdown: roundRatio(jainIndex(userSlowdowns)),
-      slowdownMean: roundRatio(completedJobs > 0 ? slowdownSum / completedJobs : 0),
-    },
-    perUser: {
-      top: ranked.slice(0, MAX_LISTED_USERS).map(([user, t]) => ({ user, ...row(t) })),
-      other: rest.length === 0 ? null : { users: rest.length, ...row(restTally) },
-    },
-  };
 }

@@ -147,3 +147,30 @@ describe('CPU-starved waiting and data workers in the summary', () => {
     expect(job.dataWorkerS).toBe(150);
   });
 });
+
+describe('time ratios in the summary', () => {
+  /** A completed job started at 0 that ended at `wallS`, with effective seconds and the GPU- and CPU-seconds it held. */
+  const trained = (wallS: number, effectiveS: number, gpuS: number, cpuMilliS: number): JobRecord =>
+    zeroJobRecord({
+      phase: 'completed',
+      firstStartS: 0,
+      endS: wallS,
+      attainedGpuS: gpuS,
+      attainedCpuMilliS: cpuMilliS,
+      wallSinceStartS: () => wallS,
+      effectiveS: () => effectiveS,
+      processRuntimeS: () => wallS,
+    });
+
+  it('weights each started job by the GPU-seconds it held, leaving out jobs that held none', () => {
+    // ETTR 1 at weight 300 and 0.5 at weight 100; the CPU-only job (ETTR 0.25) weighs nothing.
+    const summary = summaryOf([trained(100, 100, 300, 1), trained(100, 50, 100, 1), trained(100, 25, 0, 1_000_000)]);
+    expect(summary.ettr).toBeCloseTo((300 * 1 + 100 * 0.5) / 400, 6);
+  });
+
+  it('weights by CPU milli-core-seconds held when no started job held GPUs', () => {
+    const summary = summaryOf([trained(100, 100, 0, 3000), trained(100, 50, 0, 1000), trained(100, 25, 0, 0)]);
+    expect(summary.ettr).toBeCloseTo((3000 * 1 + 1000 * 0.5) / 4000, 6);
+    expect(summary.runtimeRatio).toBe(1);
+  });
+});
