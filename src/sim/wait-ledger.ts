@@ -77,7 +77,7 @@ export interface WaitLedgerView {
  * reason (named by the policy) or for its group's (the policy's groups, and group -1: every job
  * not named). A group keeps a clock of its reasons over time, so moving a group to another reason
  * costs O(1) whatever its size, and a job takes its share when it leaves the group. Per job: a few
- * numbers in typed arrays, and a row of seconds per reason once it has waited.
+ * numbers in typed arrays, and its seconds per reason.
  */
 export class WaitLedger implements WaitLedgerView {
   private readonly mode: Uint8Array;
@@ -89,10 +89,13 @@ export class WaitLedger implements WaitLedgerView {
   private readonly blockerOf: Int32Array;
   /** The pass in which the job's own reason was last given. */
   private readonly namedIn: Uint32Array;
-  /** Row of the job's seconds per reason in `rows`, or -1. */
-  private readonly rowOf: Int32Array;
-  private rows = new Float64Array(REASONS * 1024);
-  private rowsUsed = 0;
+  /**
+   * Each job's seconds per reason, job after job (job i's from i * REASONS on). Made at its full
+   * size: the system gives its memory a page at a time as jobs first wait, where a store grown by
+   * doubling copied itself over and over (a replay of a million jobs that queue spent a tenth of a
+   * second there).
+   */
+  private readonly rows: Float64Array;
   /** Groups by number; the jobs not named (`others`) are the group at index 0 (policy group g at g + 1). */
   private readonly groups: GroupClock[] = [];
   /** Jobs with a reason of their own that `others` may take back (not `preempted`), possibly stale; `inNamed` marks them. */
@@ -116,7 +119,7 @@ export class WaitLedger implements WaitLedgerView {
     this.epochOf = new Int32Array(jobs);
     this.blockerOf = new Int32Array(jobs).fill(-1);
     this.namedIn = new Uint32Array(jobs);
-    this.rowOf = new Int32Array(jobs).fill(-1);
+    this.rows = new Float64Array(jobs * REASONS);
     this.inNamed = new Uint8Array(jobs);
     this.groups.push(new GroupClock(startS, NOT_CHOSEN));
   }
@@ -211,9 +214,9 @@ export class WaitLedger implements WaitLedgerView {
 
   /** Seconds the job waited for each reason (WAIT_REASONS order), up to its last settlement. */
   secondsOf(job: LedgerJob): number[] {
-    const row = this.rowOf[job.arrivalIndex]!;
-    const out = new Array<number>(REASONS).fill(0);
-    if (row >= 0) for (let r = 0; r < REASONS; r++) out[r] = this.rows[row * REASONS + r]!;
+    const at = job.arrivalIndex * REASONS;
+    const out = new Array<number>(REASONS);
+    for (let r = 0; r < REASONS; r++) out[r] = this.rows[at + r]!;
     return out;
   }
 
@@ -279,21 +282,8 @@ export class WaitLedger implements WaitLedgerView {
   }
 
   private add(i: number, r: number, seconds: number): void {
-    const at = this.rowIndex(i) * REASONS + r;
+    const at = i * REASONS + r;
     this.rows[at] = this.rows[at]! + seconds;
     this.totalS[r] = this.totalS[r]! + seconds;
-  }
-
-  private rowIndex(i: number): number {
-    let row = this.rowOf[i]!;
-    if (row >= 0) return row;
-    if ((this.rowsUsed + 1) * REASONS > this.rows.length) {
-      const grown = new Float64Array(this.rows.length * 2);
-      grown.set(this.rows);
-      this.rows = grown;
-    }
-    row = this.rowsUsed++;
-    this.rowOf[i] = row;
-    return row;
   }
 }
