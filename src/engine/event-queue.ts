@@ -2,7 +2,9 @@
 const INITIAL_SLOTS = 64;
 
 /**
- * A min-heap of events ordered by (time, seq): equal times pop in the order they were pushed.
+ * A min-heap of events ordered by (time, seq): equal times pop in the order they were pushed. Each
+ * entry has four children: half the levels of a binary heap, so a pop moves an entry half as many
+ * times, and the four children it compares sit side by side in memory.
  *
  * The keys live apart from the events, times and sequence numbers each in a typed array, so that
  * a sift compares numbers read from two contiguous arrays instead of following a pointer to an
@@ -27,7 +29,7 @@ export class EventQueue<E> {
     // Sift up from the new last slot, moving parents down into the hole.
     let k = this.count++;
     while (k > 0) {
-      const parent = (k - 1) >> 1;
+      const parent = (k - 1) >> 2;
       const parentTimeS = timesS[parent]!;
       if (parentTimeS < timeS || (parentTimeS === timeS && seqs[parent]! < seq)) break;
       timesS[k] = parentTimeS;
@@ -51,14 +53,21 @@ export class EventQueue<E> {
     const event = events[last];
     events[last] = undefined;
     if (last > 0) {
-      // Sift the last entry down from the root, moving the earlier child up into the hole.
+      // Sift the last entry down from the root, moving the earliest of the (up to four) children up into the hole.
       let k = 0;
       for (;;) {
-        let child = 2 * k + 1;
-        if (child >= last) break;
-        const right = child + 1;
-        if (right < last && (timesS[right]! < timesS[child]! || (timesS[right] === timesS[child] && seqs[right]! < seqs[child]!))) child = right;
-        const childTimeS = timesS[child]!;
+        const first = 4 * k + 1;
+        if (first >= last) break;
+        let child = first;
+        let childTimeS = timesS[first]!;
+        const end = first + 4 < last ? first + 4 : last;
+        for (let c = first + 1; c < end; c++) {
+          const t = timesS[c]!;
+          if (t < childTimeS || (t === childTimeS && seqs[c]! < seqs[child]!)) {
+            child = c;
+            childTimeS = t;
+          }
+        }
         if (timeS < childTimeS || (timeS === childTimeS && seq < seqs[child]!)) break;
         timesS[k] = childTimeS;
         seqs[k] = seqs[child]!;
