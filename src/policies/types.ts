@@ -133,10 +133,12 @@ interface SchedulingPolicyBase {
   /** When set, the policy is also consulted every this many seconds; it is always consulted after any change while jobs wait or run. */
   readonly tickS?: number;
   /**
-   * The smallest gang the policy may ever start the job with (absent: its requested replicas); a job
-   * whose smallest gang does not fit the whole, empty cluster can never start and fails at once.
+   * The smallest gang the policy may ever start the job with (absent, or null for the job: its
+   * requested replicas); a job whose smallest gang does not fit the whole, empty cluster can never
+   * start and fails at once. Asked at every arrival: null for a job started only at its requested
+   * size makes no request.
    */
-  smallestStart?(request: JobRequest): PlacementRequest;
+  smallestStart?(request: JobRequest): PlacementRequest | null;
   /**
    * True when the policy reads the cluster's machines one GPU model at a time (which machines it
    * weighs depends on that grouping): the cluster's fit index then keeps them grouped by model.

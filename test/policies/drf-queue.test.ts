@@ -58,12 +58,25 @@ function nodes(count: number): NodeSpec[] {
   return Array.from({ length: count }, (_, i) => ({ name: `n${i}`, group: 'g', gpuType: i % 3 === 2 ? 'B' : 'A', gpus: i % 4 === 3 ? 0 : 4, cpuMilli: 32_000, memMiB: 65_536, rack: `r${i % 2}` }));
 }
 
+/** Role lists and elastic bounds by their values: as in a generated trace, jobs of one shape share one list (and one bounds object), with other GPU models or bounds. */
+const SHARED_ROLES = new Map<string, JobRequest['roles']>();
+const SHARED_ELASTIC = new Map<number, JobRequest['elastic']>();
+
 function requestFor(id: string, j: { demand: number; replicas: number; ps: boolean; elastic: boolean; user: string; submitS: number; type: string[] }): JobRequest {
   const demand = DEMANDS[j.demand]!;
-  const roles: { role: 'worker' | 'ps'; replicas: number; demand: ReplicaDemand }[] = [{ role: 'worker', replicas: j.replicas, demand }];
   const ps = j.ps && demand.gpus > 0;
-  if (ps) roles.push({ role: 'ps', replicas: 1, demand: PS });
-  const elastic = j.elastic ? { minReplicas: 1, maxReplicas: j.replicas + 2, unit: 1 } : null;
+  const rolesKey = `${j.demand}|${j.replicas}|${ps}`;
+  let roles = SHARED_ROLES.get(rolesKey);
+  if (roles === undefined) {
+    const list: { role: 'worker' | 'ps'; replicas: number; demand: ReplicaDemand }[] = [{ role: 'worker', replicas: j.replicas, demand }];
+    if (ps) list.push({ role: 'ps', replicas: 1, demand: PS });
+    SHARED_ROLES.set(rolesKey, (roles = list));
+  }
+  let elastic: JobRequest['elastic'] = null;
+  if (j.elastic) {
+    elastic = SHARED_ELASTIC.get(j.replicas) ?? null;
+    if (elastic === null) SHARED_ELASTIC.set(j.replicas, (elastic = { minReplicas: 1, maxReplicas: j.replicas + 2, unit: 1 } as JobRequest['elastic']));
+  }
   return { id, kind: ps ? 'ps' : 'batch', submitS: j.submitS, user: j.user, gpuTypes: j.type, roles, elastic, declaredSteps: null, targetLoss: null } as unknown as JobRequest;
 }
 

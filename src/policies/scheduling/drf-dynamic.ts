@@ -1,7 +1,7 @@
 import type { TaskPlacement } from '../../model/allocation.js';
 import type { JobView, PlainSchedulingPolicy, SchedulingAction, SchedulingContext } from '../types.js';
 import { DrfBook, type DrfOptions } from './drf.js';
-import { drfUser, heldBy, minimumRequest, type DrfCandidate, type ResourceAmounts } from './drf-fill.js';
+import { drfUser, heldBy, minimumRequest, smallestDrfStart, type DrfCandidate, type ResourceAmounts } from './drf-fill.js';
 
 /**
  * Seconds between full DRF re-allocations: the Optimus paper's scheduling interval (10 minutes,
@@ -30,7 +30,7 @@ export function createDrfDynamic(options: DrfDynamicOptions = {}): PlainScheduli
   let lastFullS: number | null = null;
   return {
     name: 'drf-dynamic',
-    smallestStart: minimumRequest,
+    smallestStart: smallestDrfStart,
     tickS: intervalS,
     schedule(context: SchedulingContext): SchedulingAction[] {
       book.sync(context);

@@ -123,6 +123,11 @@ export function minimumRequest(request: JobGang): PlacementRequest {
   return gangOf(request, (role) => minimumReplicas(request, role));
 }
 
+/** The smallest gang DRF starts a job with: an elastic job's minimum (see minimumRequest); null for a rigid job (its requested gang). */
+export function smallestDrfStart(request: JobGang): PlacementRequest | null {
+  return request.elastic === null ? null : minimumRequest(request);
+}
+
 function gangOf(request: JobShapeRequest, count: (role: RoleSpec) => number): PlacementRequest {
   const replicas: ReplicaRequest[] = [];
   for (const role of request.roles) {

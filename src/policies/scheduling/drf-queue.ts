@@ -7,6 +7,7 @@ import { addTask, dominantShare, drfUser, minimumRequest, nextRequest, queuedCan
 import { identicalGangKey } from './gang-key.js';
 import { fitsSomeGrown } from './grown-nodes.js';
 import type { HeldByUser } from './held-by-user.js';
+import { EMPTY_CLASSES_KEPT } from './shape-queue.js';
 
 /** A place in DRF's order: a share first, then the job's submission time, then its id. */
 interface Rank {
@@ -28,6 +29,15 @@ interface ClassRank {
 
 function compareClassRanks(a: ClassRank, b: ClassRank): number {
   return compareRanks(a.rank, b.rank) || a.classId - b.classId;
+}
+
+/** A class signature and what it was worked out from, besides the roles (see DrfQueue.namedByRoles). */
+interface NamedGang {
+  readonly kind: JobView['request']['kind'];
+  readonly gpuTypes: JobView['request']['gpuTypes'];
+  readonly elastic: JobView['request']['elastic'];
+  readonly signature: string;
+  readonly gangKey: string | null;
 }
 
 /** A DRF user with queued jobs (or with running jobs DRF grows in the pass). */
@@ -104,8 +114,20 @@ export interface DrfFillSetup {
  * it, so leaving it out changes no grant. A pass costs its grants and the classes it tries.
  */
 export class DrfQueue {
+  /**
+   * Users seen, idle ones too: most jobs start in the pass they arrive in, and making their user's
+   * state again for each was much of what adding a job cost (a user's state is small, and there are
+   * at most as many as the workload has users).
+   */
   private readonly users = new Map<string, UserState>();
+  /** Classes by signature: those with jobs, and the last emptied (see `emptied`). */
   private readonly classes = new Map<string, GangClass>();
+  /**
+   * Classes without jobs, kept for their gang's next job (at most EMPTY_CLASSES_KEPT), the one
+   * emptied longest ago first: making a class for each job that starts in the pass it arrives in
+   * was much of what adding it cost. An empty class is live and out of the walk.
+   */
+  private readonly emptied = new Map<string, GangClass>();
   private readonly entries = new Map<string, { readonly job: JobView; readonly user: UserState; readonly shape: GangClass; readonly rank: Rank }>();
   private readonly walk: SortedMap<ClassRank, GangClass> = new SortedMap<ClassRank, GangClass>(compareClassRanks);
   private readonly activeUsers: SortedMap<Rank, UserState> = new SortedMap<Rank, UserState>(compareRanks);
@@ -115,8 +137,13 @@ export class DrfQueue {
   private growthMark = 0;
   private capacity: ResourceAmounts = { gpuMilli: 0, cpuMilli: 0, memMiB: 0 };
   private complete = false;
-  /** True during a pass, when users keep their state even with no queued job. */
-  private inPass = false;
+  /**
+   * The class signature (and identical-gang key) last worked out for a list of roles, with the
+   * kind, GPU models and elastic bounds it was worked out with: a generated trace's jobs of one
+   * shape share one list, and writing the signature out for each job was much of what adding it
+   * allocated. Another job with that list and the same three has the same first gang.
+   */
+  private readonly namedByRoles = new WeakMap<JobView['request']['roles'], NamedGang>();
   /** Queue positions of the jobs the last pass took out of the queue. */
   private readonly takenPositions = new Map<string, number>();
 
@@ -171,9 +198,11 @@ export class DrfQueue {
    */
   fill(setup: DrfFillSetup): DrfGrant[] {
     const { scratch, placement } = setup;
-    this.inPass = true;
-    this.takenPositions.clear();
+    // Clearing a map makes it a new table: skipped when it is empty.
+    if (this.takenPositions.size > 0) this.takenPositions.clear();
     this.reviveGrown(setup.cluster, scratch, setup.freedNodes ?? []);
+    // Nothing to fill (most passes of a queue that keeps up): nothing is made for the pass.
+    if (this.walk.size === 0 && this.activeUsers.size === 0 && (setup.heldOverride?.size ?? 0) === 0 && (setup.active?.length ?? 0) === 0) return [];
     const touched = new Set<UserState>();
     for (const [name, held] of setup.heldOverride ?? []) {
       const user = this.userOf(name);
@@ -272,7 +301,7 @@ export class DrfQueue {
         if (key !== null) {
           failedKeys.add(key);
           const shape = this.classes.get(`I|${key}`);
-          if (shape !== undefined && shape.state === 'live') kill(shape);
+          if (shape !== undefined && shape.state === 'live' && shape.users.size > 0) kill(shape);
         }
       } else {
         granted(user, c, tasks);
@@ -301,8 +330,6 @@ export class DrfQueue {
       this.rerank(user);
     }
     if (!setup.allStart) for (const job of taken) this.add(job);
-    this.inPass = false;
-    for (const user of touched) this.dropIfIdle(user);
     return grants;
   }
 
@@ -412,10 +439,6 @@ export class DrfQueue {
     return user;
   }
 
-  private dropIfIdle(user: UserState): void {
-    if (!this.inPass && user.jobs.size === 0 && user.active.length === 0) this.users.delete(user.name);
-  }
-
   private add(job: JobView): void {
     const { request } = job;
     const user = this.userOf(drfUser(request));
@@ -443,23 +466,37 @@ export class DrfQueue {
     if (shape.users.size === 0) {
       this.deadClasses.delete(shape);
       if (shape.walkKey !== null) this.walk.delete(shape.walkKey);
-      this.classes.delete(shape.signature);
+      shape.walkKey = null;
+      shape.state = 'live';
+      // Kept for the gang's next job, among the last EMPTY_CLASSES_KEPT emptied.
+      this.emptied.delete(shape.signature);
+      this.emptied.set(shape.signature, shape);
+      if (this.emptied.size > EMPTY_CLASSES_KEPT) {
+        const oldest = this.emptied.keys().next().value!;
+        this.emptied.delete(oldest);
+        this.classes.delete(oldest);
+      }
     }
-    this.dropIfIdle(user);
   }
 
   /** The class of a job's first gang: by its identical-gang key under a complete placement, else by the whole gang. */
   private classOf(job: JobView['request']): GangClass {
-    const request = minimumRequest(job);
-    const gangKey = this.complete ? identicalGangKey(request) : null;
-    const signature = gangKey !== null ? `I|${gangKey}` : mixedSignature(request);
+    let named = this.namedByRoles.get(job.roles);
+    if (named === undefined || named.kind !== job.kind || named.gpuTypes !== job.gpuTypes || named.elastic !== job.elastic) {
+      const request = minimumRequest(job);
+      const gangKey = this.complete ? identicalGangKey(request) : null;
+      named = { kind: job.kind, gpuTypes: job.gpuTypes, elastic: job.elastic, signature: gangKey !== null ? `I|${gangKey}` : mixedSignature(request), gangKey };
+      this.namedByRoles.set(job.roles, named);
+    }
+    const { signature, gangKey } = named;
     let shape = this.classes.get(signature);
+    if (shape !== undefined && shape.users.size === 0) this.emptied.delete(signature);
     if (shape === undefined) {
       shape = {
         id: this.nextClassId++,
         signature,
         gangKey,
-        example: request,
+        example: minimumRequest(job),
         users: new SortedMap<Rank, UserState>(compareRanks),
         rankOf: new Map(),
         state: 'live',

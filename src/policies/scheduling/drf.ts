@@ -1,7 +1,7 @@
 import type { PlainSchedulingPolicy, SchedulingAction, SchedulingContext } from '../types.js';
 import { DrfQueue } from './drf-queue.js';
 import { HeldByUser } from './held-by-user.js';
-import { minimumRequest, type DrfGrant, type UserWeights } from './drf-fill.js';
+import { smallestDrfStart, type DrfGrant, type UserWeights } from './drf-fill.js';
 
 export { dominantShare, queuedCandidate, type ResourceAmounts, type UserWeights } from './drf-fill.js';
 
@@ -22,7 +22,7 @@ export function createDrf(options: DrfOptions = {}): PlainSchedulingPolicy {
   const book = new DrfBook(options.userWeights ?? {});
   return {
     name: 'drf',
-    smallestStart: minimumRequest,
+    smallestStart: smallestDrfStart,
     schedule(context: SchedulingContext): SchedulingAction[] {
       book.sync(context);
       return book.admit(context);

@@ -49,7 +49,7 @@ export function createEdl(options: EdlOptions = {}): PlainSchedulingPolicy {
   const elastic = new RunningElastic();
   return {
     name: 'edl',
-    smallestStart: (request) => placementRequestOf(request, request.elastic ? trainerBounds(request).min : undefined),
+    smallestStart: (request) => (request.elastic ? placementRequestOf(request, trainerBounds(request).min) : null),
     tickS: options.tickS ?? EDL_TICK_S,
     schedule: (context) => planEdl(context, maxLoad, elastic.sync(context)),
   };

@@ -12,6 +12,8 @@ export class HeldByUser {
   private readonly byUser = new Map<string, ResourceAmounts>();
   /** Users whose holdings changed since takeTouched was last called. */
   private touched = new Set<string>();
+  /** The set takeTouched returned last, emptied and used again at the next call. */
+  private spare = new Set<string>();
   private seeded = false;
 
   /** Takes in what changed; the first call reads every running job (a policy made mid-run, or handed the running list directly). */
@@ -34,10 +36,13 @@ export class HeldByUser {
     return held === undefined ? { gpuMilli: 0, cpuMilli: 0, memMiB: 0 } : { ...held };
   }
 
-  /** The users whose holdings changed since the last call. */
+  /** The users whose holdings changed since the last call (the set holds until the next call). */
   takeTouched(): ReadonlySet<string> {
     const touched = this.touched;
-    this.touched = new Set();
+    // Clearing a set makes it a new table: skipped when it is empty (most calls).
+    if (this.spare.size > 0) this.spare.clear();
+    this.touched = this.spare;
+    this.spare = touched;
     return touched;
   }
 

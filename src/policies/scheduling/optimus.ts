@@ -10,7 +10,6 @@ import {
   type AsyncSpeedParams,
 } from '../fitting/speed-model.js';
 import {
-  placementRequestOf,
   type JobView,
   type PlacementRequest,
   type PlainSchedulingPolicy,
@@ -71,9 +70,9 @@ export interface OptimusOptions {
   readonly resizePauseS?: number;
 }
 
-/** The smallest gang Optimus starts a job with: an elastic PS job's fewest workers (a multiple of its unit) and one PS; any other job's requested gang. */
-function smallestStart(request: JobRequest): PlacementRequest {
-  if (!isElasticPsJob(request)) return placementRequestOf(request);
+/** The smallest gang Optimus starts a job with: an elastic PS job's fewest workers (a multiple of its unit) and one PS; null for any other job (its requested gang). */
+function smallestStart(request: JobRequest): PlacementRequest | null {
+  if (!isElasticPsJob(request)) return null;
   const unit = Math.max(1, request.elastic!.unit);
   const workers = Math.max(unit, Math.ceil(request.elastic!.minReplicas / unit) * unit);
   const replicas = request.roles.flatMap((role) => Array.from({ length: role.role === 'worker' ? workers : 1 }, () => ({ role: role.role, demand: role.demand })));
