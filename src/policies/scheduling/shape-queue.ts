@@ -236,6 +236,11 @@ export const EMPTY_CLASSES_KEPT = 1024;
 
 /** True when all replicas of the gang ask for the same resources. */
 export function identicalReplicas(request: JobRequest): boolean {
-  const demands = request.roles.filter((r) => r.replicas > 0).map((r) => r.demand);
-  return demands.every((d) => sameDemand(d, demands[0]!));
+  let first: JobRequest['roles'][number]['demand'] | null = null;
+  for (const role of request.roles) {
+    if (role.replicas <= 0) continue;
+    if (first === null) first = role.demand;
+    else if (!sameDemand(role.demand, first)) return false;
+  }
+  return true;
 }
