@@ -1,5 +1,5 @@
 import { InvariantError } from '../../errors.js';
-import type { TaskPlacement } from '../../model/allocation.js';
+import { NO_TASKS, type TaskPlacement } from '../../model/allocation.js';
 import { ReplayScratch } from '../plan-scratch.js';
 import type { JobRequest, ReplicaDemand } from '../../model/job-spec.js';
 import {
@@ -493,7 +493,9 @@ class EdlPlan {
     const job = new JobPlan(request, bounds, true, []);
     job.startView = view;
     job.added.push(tasks);
-    job.workers = tasks.filter((t) => t.role === 'worker').length;
+    let workers = 0;
+    for (const task of tasks) if (task.role === 'worker') workers++;
+    job.workers = workers;
     this.load.add(usageOf(tasks), 1);
     this.track(job);
   }
@@ -578,8 +580,9 @@ class EdlPlan {
     const resizes: SchedulingAction[] = [];
     const starts: SchedulingAction[] = [];
     for (const job of this.order) {
-      const add = job.added.flat();
-      const remove = job.removedUnits.flat();
+      // Most jobs of a pass start on one gang and give nothing: their lists as they are.
+      const add = job.added.length === 1 ? job.added[0]! : job.added.flat();
+      const remove = job.removedUnits.length === 0 ? NO_TASKS : job.removedUnits.flat();
       if (job.starting) {
         starts.push({ kind: 'start', jobId: job.request.id, tasks: add, job: job.startView });
       } else if (add.length > 0 || remove.length > 0) {
@@ -587,7 +590,7 @@ class EdlPlan {
         resizes.push({ kind: 'resize', jobId: job.request.id, add, remove });
       }
     }
-    return [...resizes, ...starts];
+    return resizes.length === 0 ? starts : [...resizes, ...starts];
   }
 
   private track(job: JobPlan): void {

@@ -31,6 +31,8 @@ export class OptimusQueue {
   private readonly positionOf = new Map<JobView, number>();
   private elasticSeeded = false;
   private rigidSeeded = false;
+  /** The pass's changes of rigid jobs: lists filled again at every pass (filtering made four arrays a pass). */
+  private readonly rigidChanges = { queued: [] as JobView[], started: [] as JobView[], stopped: [] as JobView[], resized: [] as JobView[] };
 
   /** Takes in the pass's changes (the whole queue at the first pass). */
   sync(context: SchedulingContext): void {
@@ -54,28 +56,12 @@ export class OptimusQueue {
   startRigid(context: SchedulingContext, scratch: CapacityScratch): readonly SchedulingAction[] {
     const seeding = !this.rigidSeeded;
     this.rigidSeeded = true;
-    const changes: QueueChanges = {
-      queued: context.changes.queued.filter(isRigid),
-      started: context.changes.started.filter(isRigid),
-      stopped: context.changes.stopped.filter(isRigid),
-      resized: context.changes.resized.filter(isRigid),
-    };
-    const rigidContext: SchedulingContext = {
-      nowS: context.nowS,
-      cluster: context.cluster,
-      // Read by the shape queue at its first pass only.
-      get queued() {
-        return seeding ? context.queued.filter(isRigid) : [];
-      },
-      queuedInOrder: () => (seeding ? context.queued.filter(isRigid) : []),
-      get running() {
-        return context.running;
-      },
-      placement: context.placement,
-      scratch: () => scratch,
-      changes,
-    };
-    return this.rigid.backfill(rigidContext);
+    const changes = this.rigidChanges;
+    rigidOf(context.changes.queued, changes.queued);
+    rigidOf(context.changes.started, changes.started);
+    rigidOf(context.changes.stopped, changes.stopped);
+    rigidOf(context.changes.resized, changes.resized);
+    return this.rigid.backfill(new RigidContext(context, seeding, scratch, changes));
   }
 
   /** Queued elastic PS jobs, in submission order. */
@@ -98,5 +84,50 @@ export class OptimusQueue {
     if (position === undefined) return;
     this.positionOf.delete(job);
     if (this.elastic.get(position) === job) this.elastic.delete(position);
+  }
+}
+
+/** Sets `out` to the rigid jobs of `jobs`, in order. */
+function rigidOf(jobs: readonly JobView[], out: JobView[]): void {
+  out.length = 0;
+  for (let k = 0; k < jobs.length; k++) if (isRigid(jobs[k]!)) out.push(jobs[k]!);
+}
+
+/** A pass's context as the rigid jobs' shape queue sees it: their changes, and the scratch the pass plans in. */
+class RigidContext implements SchedulingContext {
+  constructor(
+    private readonly outer: SchedulingContext,
+    private readonly seeding: boolean,
+    private readonly planIn: CapacityScratch,
+    readonly changes: QueueChanges,
+  ) {}
+
+  get nowS(): number {
+    return this.outer.nowS;
+  }
+
+  get cluster(): SchedulingContext['cluster'] {
+    return this.outer.cluster;
+  }
+
+  // Read by the shape queue at its first pass only.
+  get queued(): readonly JobView[] {
+    return this.seeding ? this.outer.queued.filter(isRigid) : [];
+  }
+
+  queuedInOrder(): Iterable<JobView> {
+    return this.seeding ? this.outer.queued.filter(isRigid) : [];
+  }
+
+  get running(): readonly JobView[] {
+    return this.outer.running;
+  }
+
+  get placement(): SchedulingContext['placement'] {
+    return this.outer.placement;
+  }
+
+  scratch(): CapacityScratch {
+    return this.planIn;
   }
 }
