@@ -7,7 +7,7 @@ import { addTask, dominantShare, drfUser, minimumRequest, nextRequest, queuedCan
 import { identicalGangKey } from './gang-key.js';
 import { fitsSomeGrown } from './grown-nodes.js';
 import type { HeldByUser } from './held-by-user.js';
-import { EMPTY_CLASSES_KEPT } from './shape-queue.js';
+import { EMPTY_CLASSES_KEPT, EmptiedClasses } from './emptied-classes.js';
 
 /** A place in DRF's order: a share first, then the job's submission time, then its id. */
 interface Rank {
@@ -120,14 +120,12 @@ export class DrfQueue {
    * at most as many as the workload has users).
    */
   private readonly users = new Map<string, UserState>();
-  /** Classes by signature: those with jobs, and the last emptied (see `emptied`). */
+  /** Classes by signature: those with jobs, and some emptied (see `emptied`). */
   private readonly classes = new Map<string, GangClass>();
-  /**
-   * Classes without jobs, kept for their gang's next job (at most EMPTY_CLASSES_KEPT), the one
-   * emptied longest ago first: making a class for each job that starts in the pass it arrives in
-   * was much of what adding it cost. An empty class is live and out of the walk.
-   */
-  private readonly emptied = new Map<string, GangClass>();
+  /** Classes without jobs kept for their gang's next job (at most EMPTY_CLASSES_KEPT); an empty class is live and out of the walk. */
+  private readonly emptied = new EmptiedClasses<GangClass>(EMPTY_CLASSES_KEPT, (shape) => {
+    if (shape.users.size === 0 && this.classes.get(shape.signature) === shape) this.classes.delete(shape.signature);
+  });
   private readonly entries = new Map<string, { readonly job: JobView; readonly user: UserState; readonly shape: GangClass; readonly rank: Rank }>();
   private readonly walk: SortedMap<ClassRank, GangClass> = new SortedMap<ClassRank, GangClass>(compareClassRanks);
   private readonly activeUsers: SortedMap<Rank, UserState> = new SortedMap<Rank, UserState>(compareRanks);
@@ -468,14 +466,7 @@ export class DrfQueue {
       if (shape.walkKey !== null) this.walk.delete(shape.walkKey);
       shape.walkKey = null;
       shape.state = 'live';
-      // Kept for the gang's next job, among the last EMPTY_CLASSES_KEPT emptied.
-      this.emptied.delete(shape.signature);
-      this.emptied.set(shape.signature, shape);
-      if (this.emptied.size > EMPTY_CLASSES_KEPT) {
-        const oldest = this.emptied.keys().next().value!;
-        this.emptied.delete(oldest);
-        this.classes.delete(oldest);
-      }
+      this.emptied.emptied(shape);
     }
   }
 
@@ -490,7 +481,6 @@ export class DrfQueue {
     }
     const { signature, gangKey } = named;
     let shape = this.classes.get(signature);
-    if (shape !== undefined && shape.users.size === 0) this.emptied.delete(signature);
     if (shape === undefined) {
       shape = {
         id: this.nextClassId++,

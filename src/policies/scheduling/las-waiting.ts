@@ -5,7 +5,8 @@ import type { JobRequest } from '../../model/job-spec.js';
 import { ShapeIds } from '../../model/shape-ids.js';
 import type { JobView } from '../types.js';
 import { compareDue, compareLasKeys, DUE_SLACK_S, type LasKey } from './las-order.js';
-import { EMPTY_CLASSES_KEPT, identicalReplicas } from './shape-queue.js';
+import { EMPTY_CLASSES_KEPT, EmptiedClasses } from './emptied-classes.js';
+import { identicalReplicas } from './shape-queue.js';
 import { fitsSomeGrown } from './grown-nodes.js';
 
 /** Waiting jobs of one queue that ask for the same gang, by arrival. */
@@ -66,12 +67,11 @@ export class LasWaiting {
   private readonly gangs = new ShapeIds();
   /** Per queue: its classes by gang (those with jobs, and the last emptied: see `emptied`). */
   private readonly classes: Map<number, LasClass>[] = [];
-  /**
-   * Classes without jobs, kept for their gang's next job in their queue (at most
-   * EMPTY_CLASSES_KEPT), the one emptied longest ago first: most jobs start in the pass they
-   * arrive in, and making a class for each was much of what adding it cost.
-   */
-  private readonly emptied = new Set<LasClass>();
+  /** Classes without jobs kept for their gang's next job in their queue (at most EMPTY_CLASSES_KEPT). */
+  private readonly emptied = new EmptiedClasses<LasClass>(EMPTY_CLASSES_KEPT, (shape) => {
+    const classes = this.classes[shape.queue]!;
+    if (shape.jobs.size === 0 && classes.get(shape.gang) === shape) classes.delete(shape.gang);
+  });
   private readonly byId = new Map<string, WaitingLas>();
   private readonly walkOrder: SortedMap<LasKey, LasClass> = new SortedMap<LasKey, LasClass>(compareLasKeys);
   private readonly promotions: SortedMap<readonly [number, number], WaitingLas> = new SortedMap<readonly [number, number], WaitingLas>(compareDue);
@@ -210,7 +210,6 @@ export class LasWaiting {
     const gang = this.gangs.idOf(view.request);
     const classes = (this.classes[queue] ??= new Map<number, LasClass>());
     let shape = classes.get(gang);
-    if (shape !== undefined && shape.jobs.size === 0) this.emptied.delete(shape);
     if (!shape) {
       shape = { queue, gang, jobs: new SortedMap<LasKey, JobView>(compareLasKeys), identical: identicalReplicas(view.request), example: view.request, walkKey: null, dead: false };
       classes.set(gang, shape);
@@ -235,14 +234,7 @@ export class LasWaiting {
     if (shape.jobs.size === 0) {
       this.deadClasses.delete(shape);
       shape.dead = false;
-      // Kept for the gang's next job, among the last EMPTY_CLASSES_KEPT emptied.
-      this.emptied.delete(shape);
-      this.emptied.add(shape);
-      if (this.emptied.size > EMPTY_CLASSES_KEPT) {
-        const oldest = this.emptied.values().next().value!;
-        this.emptied.delete(oldest);
-        this.classes[oldest.queue]!.delete(oldest.gang);
-      }
+      this.emptied.emptied(shape);
     }
   }
 }

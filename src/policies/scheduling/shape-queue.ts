@@ -5,6 +5,7 @@ import { sameDemand, type JobRequest } from '../../model/job-spec.js';
 import { ShapeIds } from '../../model/shape-ids.js';
 import { SortedMap } from '../../model/sorted-map.js';
 import { NO_ACTIONS, placementRequestOf, type JobView, type PlacementRequest, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
+import { EMPTY_CLASSES_KEPT, EmptiedClasses } from './emptied-classes.js';
 import { fitsSomeGrown } from './grown-nodes.js';
 
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
@@ -46,14 +47,10 @@ interface ShapeClass<V extends JobView> {
 export class ShapeQueue<V extends JobView> {
   /** The numbers of the gangs its jobs ask for. */
   private readonly gangs = new ShapeIds();
-  /** Classes by gang: those with jobs, and the last emptied (see `emptied`). */
+  /** Classes by gang: those with jobs, and some emptied (see `emptied`). */
   private readonly classes = new Map<number, ShapeClass<V>>();
-  /**
-   * Classes without jobs, kept for their gang's next job (at most `emptyClassesKept`), the one
-   * emptied longest ago first: most jobs start in the pass they arrive in, and making a class for
-   * each was most of what adding it cost.
-   */
-  private readonly emptied = new Map<number, ShapeClass<V>>();
+  /** Classes without jobs kept for their gang's next job (at most `emptyClassesKept`). */
+  private readonly emptied: EmptiedClasses<ShapeClass<V>>;
   private readonly placeOf = new Map<V, { readonly shape: ShapeClass<V>; readonly key: readonly number[] }>();
   /** Classes in the walk, by their next job's order key. */
   private readonly walk = new SortedMap<readonly number[], ShapeClass<V>>(compareNumberLists);
@@ -77,8 +74,12 @@ export class ShapeQueue<V extends JobView> {
    */
   constructor(
     private readonly orderKey: (job: V, tie: number) => readonly number[],
-    private readonly emptyClassesKept = EMPTY_CLASSES_KEPT,
-  ) {}
+    emptyClassesKept = EMPTY_CLASSES_KEPT,
+  ) {
+    this.emptied = new EmptiedClasses(emptyClassesKept, (shape) => {
+      if (shape.jobs.size === 0 && this.classes.get(shape.gang) === shape) this.classes.delete(shape.gang);
+    });
+  }
 
   /** Jobs in the queue. */
   get size(): number {
@@ -196,7 +197,6 @@ export class ShapeQueue<V extends JobView> {
   private add(job: V): void {
     const gang = this.gangs.idOf(job.request);
     let shape = this.classes.get(gang);
-    if (shape !== undefined && shape.jobs.size === 0) this.emptied.delete(gang);
     if (!shape) {
       const identical = identicalReplicas(job.request);
       shape = { gang, jobs: new SortedMap<readonly number[], V>(compareNumberLists), identical, example: job.request, nextKey: null, dead: false, movedIn: 0 };
@@ -219,20 +219,12 @@ export class ShapeQueue<V extends JobView> {
     if (shape.jobs.size === 0) {
       this.deadClasses.delete(shape);
       shape.dead = false;
-      // Kept for the gang's next job, among the last `emptyClassesKept` emptied.
-      this.emptied.delete(shape.gang);
-      this.emptied.set(shape.gang, shape);
-      if (this.emptied.size > this.emptyClassesKept) {
-        const oldest = this.emptied.keys().next().value!;
-        this.emptied.delete(oldest);
-        this.classes.delete(oldest);
-      }
+      this.emptied.emptied(shape);
     }
   }
 }
 
-/** Empty classes a queue keeps at most unless told otherwise (dlsim's bound on what it holds for gangs not queued now). */
-export const EMPTY_CLASSES_KEPT = 1024;
+export { EMPTY_CLASSES_KEPT } from './emptied-classes.js';
 
 /** True when all replicas of the gang ask for the same resources. */
 export function identicalReplicas(request: JobRequest): boolean {
