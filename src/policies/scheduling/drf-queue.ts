@@ -40,7 +40,7 @@ interface NamedGang {
   readonly gangKey: string | null;
 }
 
-/** A DRF user with queued jobs (or with running jobs DRF grows in the pass). */
+/** A DRF user the queue has seen (kept while it has no queued job: see DrfQueue.users). */
 interface UserState {
   readonly name: string;
   readonly weight: number;

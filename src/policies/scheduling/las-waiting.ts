@@ -65,7 +65,7 @@ export type LasOutcome = 'started' | 'started-after-preempting' | 'failed' | 'bl
 export class LasWaiting {
   /** The numbers of the gangs its jobs ask for. */
   private readonly gangs = new ShapeIds();
-  /** Per queue: its classes by gang (those with jobs, and the last emptied: see `emptied`). */
+  /** Per queue: its classes by gang (those with jobs, and some emptied: see `emptied`). */
   private readonly classes: Map<number, LasClass>[] = [];
   /** Classes without jobs kept for their gang's next job in their queue (at most EMPTY_CLASSES_KEPT). */
   private readonly emptied = new EmptiedClasses<LasClass>(EMPTY_CLASSES_KEPT, (shape) => {

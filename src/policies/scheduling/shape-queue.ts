@@ -224,6 +224,7 @@ export class ShapeQueue<V extends JobView> {
   }
 }
 
+/** Empty classes a queue keeps at most unless told otherwise (see EmptiedClasses). */
 export { EMPTY_CLASSES_KEPT } from './emptied-classes.js';
 
 /** True when all replicas of the gang ask for the same resources. */
