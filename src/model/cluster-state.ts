@@ -172,7 +172,7 @@ export class ClusterState implements ClusterView {
     this.totalCpuMilli = spec.nodes.reduce((sum, n) => sum + n.cpuMilli, 0);
     this.totalMemMiB = spec.nodes.reduce((sum, n) => sum + n.memMiB, 0);
     this.schedulableWholeFree = this.totalGpus;
-    this.fit = new FitIndex((i) => fitGroupOf(this.nodes[i]!), true);
+    this.fit = this.emptyFitIndex();
     this.isStaleFit = new Uint8Array(this.nodes.length);
     this.pendingCpuMilli = new Float64Array(this.nodes.length);
     this.pendingMemMiB = new Float64Array(this.nodes.length);
@@ -222,8 +222,14 @@ export class ClusterState implements ClusterView {
   groupFitByGpuModel(byModel: boolean): void {
     if (byModel === this.fitByModel) return;
     this.fitByModel = byModel;
-    this.fit = new FitIndex((i) => fitGroupOf(this.nodes[i]!, byModel), true);
+    this.fit = this.emptyFitIndex();
     for (let i = 0; i < this.nodes.length; i++) this.markStaleFit(i);
+  }
+
+  /** A fit index of no node yet, grouped as `fitByModel` says, with GPU rooms. */
+  private emptyFitIndex(): FitIndex {
+    const byModel = this.fitByModel;
+    return new FitIndex((i) => fitGroupOf(this.nodes[i]!, byModel), true);
   }
 
   get growthCount(): number {

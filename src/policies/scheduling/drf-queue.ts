@@ -473,8 +473,10 @@ export class DrfQueue {
   /** The class of a job's first gang: by its identical-gang key under a complete placement, else by the whole gang. */
   private classOf(job: JobView['request']): GangClass {
     let named = this.namedByRoles.get(job.roles);
+    // The job's first gang, when worked out here (a new class keeps it as its example).
+    let request: PlacementRequest | null = null;
     if (named === undefined || named.kind !== job.kind || named.gpuTypes !== job.gpuTypes || named.elastic !== job.elastic) {
-      const request = minimumRequest(job);
+      request = minimumRequest(job);
       const gangKey = this.complete ? identicalGangKey(request) : null;
       named = { kind: job.kind, gpuTypes: job.gpuTypes, elastic: job.elastic, signature: gangKey !== null ? `I|${gangKey}` : mixedSignature(request), gangKey };
       this.namedByRoles.set(job.roles, named);
@@ -486,7 +488,7 @@ export class DrfQueue {
         id: this.nextClassId++,
         signature,
         gangKey,
-        example: minimumRequest(job),
+        example: request ?? minimumRequest(job),
         users: new SortedMap<Rank, UserState>(compareRanks),
         rankOf: new Map(),
         state: 'live',
