@@ -23,6 +23,11 @@ export interface JobView {
    * Fixed while it stays queued (a job reported again in `changes.queued` may have a new one).
    */
   readonly queuePosition: number;
+  /**
+   * Its place in the run's submission order, from 0: unique and fixed for the run, so that a policy
+   * may keep per-job state in arrays indexed by it.
+   */
+  readonly arrivalIndex: number;
   /** Steps done so far, as of the current simulated time when read. */
   readonly progressSteps: number;
   /** Worker replicas it currently runs with (0 when not running). */

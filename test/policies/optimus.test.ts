@@ -66,6 +66,7 @@ function blindView(job: JobRuntime): JobView {
     psRanked: job.psRanked,
     phase: job.phase,
     queuePosition: job.queuePosition,
+    arrivalIndex: job.arrivalIndex,
     firstStartS: job.firstStartS,
     progressSteps: job.progressSteps,
     workers: job.workers,

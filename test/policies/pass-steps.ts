@@ -12,6 +12,7 @@ export interface FakeJob {
   request: JobRequest;
   phase: JobPhase;
   queuePosition: number;
+  arrivalIndex: number;
   /** The policy's own order (SJF's remaining time, here any number). */
   rank: number;
 }
@@ -59,6 +60,8 @@ export interface DrivenJob {
   readonly request: JobRequest;
   phase: JobPhase;
   queuePosition: number;
+  /** Its place in submission order (set by the driver). */
+  arrivalIndex: number;
 }
 
 /**
@@ -85,7 +88,8 @@ export class PassDriver<J extends DrivenJob = FakeJob, A = JobDraw> {
     const { cluster, queued, running, changes } = this;
     if (step.kind === 'arrive') {
       for (const j of step.jobs) {
-        const job = this.make(j, `j${this.id++}`);
+        const job = this.make(j, `j${this.id}`);
+        job.arrivalIndex = this.id++;
         job.phase = 'queued';
         job.queuePosition = ++this.position;
         queued.push(job);
@@ -150,5 +154,5 @@ export type JobDraw = typeof jobArb extends fc.Arbitrary<infer D> ? D : never;
 
 /** A queued fake job of a drawn job (phase and place set by the driver). */
 function fakeJob(j: JobDraw, id: string): FakeJob {
-  return { request: requestFor(id, j), phase: 'queued', queuePosition: 0, rank: j.rank };
+  return { request: requestFor(id, j), phase: 'queued', queuePosition: 0, arrivalIndex: -1, rank: j.rank };
 }

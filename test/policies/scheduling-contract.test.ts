@@ -19,6 +19,7 @@ function contractCase(wrap: (job: JobRuntime) => OracleJobView = (job) => job): 
   const runningSpec = batchJob('r0', 0, 5, 1000);
   cluster.allocate('r0', [{ role: 'worker', nodeIndex: 0, gpuIndices: [0, 1, 2, 3, 4], demand: runningSpec.roles[0]!.demand }]);
   const r0 = new JobRuntime(runningSpec, 1, { nowS: 0 });
+  r0.arrivalIndex = 0;
   r0.phase = 'running';
   r0.firstStartS = 0;
   r0.workers = 1;
@@ -31,8 +32,9 @@ function contractCase(wrap: (job: JobRuntime) => OracleJobView = (job) => job): 
     batchJob('q3', 3, 4, 10, 2),
     batchJob('q4', 4, 2, 70),
     batchJob('q5', 5, 8, 20, 3),
-  ].map((spec) => {
+  ].map((spec, index) => {
     const job = new JobRuntime(spec, 1, { nowS: 0 });
+    job.arrivalIndex = index + 1;
     job.phase = 'queued';
     return wrap(job);
   });

@@ -45,8 +45,9 @@ describe('sjf scheduling', () => {
     const stepsJob = oneNodeJob('steps', 100, 2);
     const batch = batchJob('batch', 0, 8, 100);
     const cluster = new ClusterState(gpuCluster(1, 8));
-    const queued = [batch, stepsJob].map((spec) => {
+    const queued = [batch, stepsJob].map((spec, index) => {
       const job = new JobRuntime(spec, 1, { nowS: 0 });
+      job.arrivalIndex = index;
       job.phase = 'queued';
       return job;
     });

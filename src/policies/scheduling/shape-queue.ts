@@ -1,4 +1,3 @@
-import { compareNumberLists } from '../../model/btree.js';
 import { CapacityScratch } from '../../model/capacity.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import { sameDemand, type JobRequest } from '../../model/job-spec.js';
@@ -7,6 +6,7 @@ import { SortedMap } from '../../model/sorted-map.js';
 import { NO_ACTIONS, placementRequestOf, type JobView, type PlacementRequest, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 import { EMPTY_CLASSES_KEPT, EmptiedClasses } from './emptied-classes.js';
 import { fitsSomeGrown } from './grown-nodes.js';
+import { arrivalIndexOf, JobKeys } from './job-keys.js';
 
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
 interface ShapeClass<V extends JobView> {
@@ -15,15 +15,16 @@ interface ShapeClass<V extends JobView> {
    * per gang for the whole run (the queue numbers gangs only as jobs join it).
    */
   readonly gang: number;
-  readonly jobs: SortedMap<readonly number[], V>;
+  /** Its jobs by arrival index, in the order of their keys. */
+  readonly jobs: SortedMap<number, V>;
   /** All replicas ask for the same resources (a gang of identical replicas). */
   readonly identical: boolean;
   readonly example: JobRequest;
   /**
-   * The order key of the job it stands at in the walk, its key there, or null when out of it (no
-   * two jobs of a queue share a key: its tie-breaker is unique).
+   * The arrival index of the job it stands at in the walk, its key there, or -1 when out of it (no
+   * two jobs of a queue share an order key: its tie-breaker is unique).
    */
-  nextKey: readonly number[] | null;
+  nextKey: number;
   /** It cannot fit the free capacity it last saw, which has only shrunk since (see ShapeQueue). */
   dead: boolean;
   /** The pass that last took it out of the walk or put it back, to put it at its first job when the pass ends (0: none). */
@@ -51,9 +52,13 @@ export class ShapeQueue<V extends JobView> {
   private readonly classes = new Map<number, ShapeClass<V>>();
   /** Classes without jobs kept for their gang's next job (at most `emptyClassesKept`). */
   private readonly emptied: EmptiedClasses<ShapeClass<V>>;
-  private readonly placeOf = new Map<V, { readonly shape: ShapeClass<V>; readonly key: readonly number[] }>();
-  /** Classes in the walk, by their next job's order key. */
-  private readonly walk = new SortedMap<readonly number[], ShapeClass<V>>(compareNumberLists);
+  /** The order keys of its jobs, by arrival index (jobs are ordered by them wherever they are kept). */
+  private readonly keys = new JobKeys();
+  /** Per job, by arrival index, the class it is queued in (undefined: not queued here). */
+  private classOf: (ShapeClass<V> | undefined)[] = [];
+  private count = 0;
+  /** Classes in the walk, by their next job. */
+  private readonly walk = new SortedMap<number, ShapeClass<V>>(this.keys.compare);
   private readonly deadClasses = new Set<ShapeClass<V>>();
   /** Ties of the order key go to the job taken in first. */
   private taken = 0;
@@ -69,7 +74,7 @@ export class ShapeQueue<V extends JobView> {
 
   /**
    * @param orderKey the policy's order of a queued job, ending with `tie` (a number that gives ties
-   * to the job taken in first); a new array, which the queue keeps
+   * to the job taken in first), of the same length for every job; the queue copies its numbers
    * @param emptyClassesKept how many classes without jobs it keeps at most (see `emptied`)
    */
   constructor(
@@ -83,7 +88,7 @@ export class ShapeQueue<V extends JobView> {
 
   /** Jobs in the queue. */
   get size(): number {
-    return this.placeOf.size;
+    return this.count;
   }
 
   /** Takes in what changed in the queue: jobs now queued are (re)placed by their order key, others leave. */
@@ -116,9 +121,9 @@ export class ShapeQueue<V extends JobView> {
     sleeping.length = 0;
     const pass = ++this.passes;
     let movedCount = 0;
-    let cursor: readonly number[] | undefined;
+    let cursor: number | undefined;
     // One pair the walk's reads fill in turn (read before the next).
-    const reused: [readonly number[], ShapeClass<V>] = [[], null!];
+    const reused: [number, ShapeClass<V>] = [-1, null!];
     for (let pair = this.walk.nextHigherPair(undefined, reused); pair !== undefined; pair = this.walk.nextHigherPair(cursor, reused)) {
       const [jobKey, shape] = pair;
       cursor = jobKey;
@@ -126,7 +131,7 @@ export class ShapeQueue<V extends JobView> {
       const request = placementRequestOf(job.request);
       const tasks = context.placement.place(scratch, request);
       this.walk.delete(jobKey);
-      shape.nextKey = null;
+      shape.nextKey = -1;
       if (tasks !== null) {
         const start: SchedulingAction = { kind: 'start', jobId: job.request.id, tasks, job };
         if (actions === null) actions = [start];
@@ -166,9 +171,9 @@ export class ShapeQueue<V extends JobView> {
   }
 
   /** Puts a class in the walk at its first job after `afterKey` (from its start when undefined), if any. */
-  private enterAfter(shape: ShapeClass<V>, afterKey: readonly number[] | undefined): void {
-    if (shape.nextKey !== null) this.walk.delete(shape.nextKey);
-    shape.nextKey = null;
+  private enterAfter(shape: ShapeClass<V>, afterKey: number | undefined): void {
+    if (shape.nextKey >= 0) this.walk.delete(shape.nextKey);
+    shape.nextKey = -1;
     if (shape.dead || shape.jobs.size === 0) return;
     const next = afterKey === undefined ? shape.jobs.minKey() : shape.jobs.nextHigherKey(afterKey);
     if (next === undefined) return;
@@ -195,33 +200,45 @@ export class ShapeQueue<V extends JobView> {
   }
 
   private add(job: V): void {
+    const index = arrivalIndexOf(job);
     const gang = this.gangs.idOf(job.request);
     let shape = this.classes.get(gang);
     if (!shape) {
       const identical = identicalReplicas(job.request);
-      shape = { gang, jobs: new SortedMap<readonly number[], V>(compareNumberLists), identical, example: job.request, nextKey: null, dead: false, movedIn: 0 };
+      shape = { gang, jobs: new SortedMap<number, V>(this.keys.compare), identical, example: job.request, nextKey: -1, dead: false, movedIn: 0 };
       this.classes.set(gang, shape);
     }
-    const key = this.orderKey(job, this.taken++);
-    shape.jobs.set(key, job);
-    this.placeOf.set(job, { shape, key });
+    // Written before the job joins any ordered set (a job queued again gets its new key here).
+    this.keys.write(index, this.orderKey(job, this.taken++));
+    shape.jobs.set(index, job);
+    if (index >= this.classOf.length) this.classOf = grownList(this.classOf, index);
+    this.classOf[index] = shape;
+    this.count++;
     this.why?.joinGroup(job, shape.gang);
-    if (!shape.dead && (shape.nextKey === null || compareNumberLists(key, shape.nextKey) < 0)) this.enterAfter(shape, undefined);
+    if (!shape.dead && (shape.nextKey < 0 || this.keys.compare(index, shape.nextKey) < 0)) this.enterAfter(shape, undefined);
   }
 
   private remove(job: V): void {
-    const place = this.placeOf.get(job);
-    if (!place) return;
-    const { shape, key } = place;
-    this.placeOf.delete(job);
-    shape.jobs.delete(key);
-    if (shape.nextKey !== null && compareNumberLists(key, shape.nextKey) === 0) this.enterAfter(shape, key);
+    const index = job.arrivalIndex;
+    const shape = this.classOf[index];
+    if (shape === undefined) return;
+    this.classOf[index] = undefined;
+    this.count--;
+    shape.jobs.delete(index);
+    if (shape.nextKey === index) this.enterAfter(shape, index);
     if (shape.jobs.size === 0) {
       this.deadClasses.delete(shape);
       shape.dead = false;
       this.emptied.emptied(shape);
     }
   }
+}
+
+/** A copy of `list` with room for `index` (at least twice as long), undefined past its entries. */
+function grownList<T>(list: readonly (T | undefined)[], index: number): (T | undefined)[] {
+  const grown = new Array<T | undefined>(Math.max(index + 1, 2 * list.length, 64)).fill(undefined);
+  for (let k = 0; k < list.length; k++) grown[k] = list[k];
+  return grown;
 }
 
 /** Empty classes a queue keeps at most unless told otherwise (see EmptiedClasses). */
