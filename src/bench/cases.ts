@@ -72,6 +72,14 @@ export const MAX_CASE_ROUNDS = 10;
  */
 export const REPLAY_ARRIVALS_PER_MINUTE = 60;
 
+/** Most arrivals a minute `--arrivals-per-minute` accepts (a thousand a second). */
+export const MAX_ARRIVALS_PER_MINUTE = 60_000;
+
+/** True for the cases whose jobs arrive at the replay's rate (`replay/*`, `scaling/*`). */
+export function isReplayCase(name: string): boolean {
+  return name.startsWith('replay/') || name.startsWith('scaling/');
+}
+
 /** Targets of the issue's cases, in seconds (replay and philly), by preset. */
 const FAST_PRESETS = new Set(['fifo', 'fifo-backfill', 'sjf']);
 
@@ -88,13 +96,18 @@ export function schedulingPresets(): string[] {
   return presets;
 }
 
-/** The replay scenario: the PAI machine list (or its generated equivalent) and `count` generated alibaba-pai jobs re-timed to 60 a minute. */
-export async function replayScenario(scenariosDir: string, preset: string, count: number): Promise<{ scenario: Scenario; offeredLoad: number; machines: string }> {
+/** The replay scenario: the PAI machine list (or its generated equivalent) and `count` generated alibaba-pai jobs re-timed to `arrivalsPerMinute` (default 60) a minute. */
+export async function replayScenario(
+  scenariosDir: string,
+  preset: string,
+  count: number,
+  arrivalsPerMinute: number = REPLAY_ARRIVALS_PER_MINUTE,
+): Promise<{ scenario: Scenario; offeredLoad: number; machines: string }> {
   const real = `${scenariosDir}/bench/pai-replay.yaml`;
   const generated = `${scenariosDir}/bench/pai-replay-generated.yaml`;
   const useReal = existsSync('../shared/traces/alibaba-pai-v2020/pai_machine_spec.csv');
   const base = await loadScenario(useReal ? real : generated, { policy: preset, knownPolicies: presetNames() });
-  const jobs = retimedArrivals(generatorStyles['alibaba-pai']!.generate(count, new RandomStreams(1)), REPLAY_ARRIVALS_PER_MINUTE);
+  const jobs = retimedArrivals(generatorStyles['alibaba-pai']!.generate(count, new RandomStreams(1)), arrivalsPerMinute);
   // Checked here, as the scenario loader checks the jobs it reads, rather than in the timed run.
   const repeated = firstRepeatedId(jobs);
   if (repeated !== null) throw new InvariantError(`generated job id ${repeated} repeats`);
@@ -119,18 +132,19 @@ export function timeSimulation(scenario: Scenario): TimedRun {
 export async function runCaseHere(
   name: string,
   quick: boolean,
+  arrivalsPerMinute: number = REPLAY_ARRIVALS_PER_MINUTE,
 ): Promise<{ wallS: number; events: number | null; ratio?: number; meanQueueDelayS?: number; note: string } | { skipped: string }> {
   const scenariosDir = 'scenarios';
   const [kind, preset, size] = name.split('/');
   if (kind === 'replay' || kind === 'scaling') {
     const count = size !== undefined ? Number(size) : quick ? REPLAY_JOBS.quick : REPLAY_JOBS.full;
-    const { scenario, offeredLoad, machines } = await replayScenario(scenariosDir, preset!, count);
+    const { scenario, offeredLoad, machines } = await replayScenario(scenariosDir, preset!, count, arrivalsPerMinute);
     const run = timeSimulation(scenario);
     return {
       wallS: run.wallS,
       events: run.events,
       meanQueueDelayS: run.meanQueueDelayS,
-      note: `${count} alibaba-pai jobs, ${REPLAY_ARRIVALS_PER_MINUTE}/min (offered GPU load ${offeredLoad.toFixed(2)}; mean queue delay ${formatDelayS(run.meanQueueDelayS)}) on ${machines}`,
+      note: `${count} alibaba-pai jobs, ${arrivalsPerMinute}/min (offered GPU load ${offeredLoad.toFixed(2)}; mean queue delay ${formatDelayS(run.meanQueueDelayS)}) on ${machines}`,
     };
   }
   if (kind === 'philly') {

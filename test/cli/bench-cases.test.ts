@@ -109,6 +109,30 @@ describe('dlsim bench cases', () => {
     }
   });
 
+  it('replays at another rate with --arrivals-per-minute, offering less load, and judges a replay\'s target at the default rate only', () => {
+    const run = dlsim('bench', '--quick', '--json', '--rounds', '1', '--only', 'replay/fifo,optimus-round', '--arrivals-per-minute', '30');
+    expect(run.code).toBe(0);
+    const { cases } = JSON.parse(run.stdout) as { cases: { name: string; pass: boolean | null; note: string; wallS: number | null }[] };
+    const [replay, round] = cases;
+    expect(replay!.note).toMatch(/^target judged at 60\/min only; 20000 alibaba-pai jobs, 30\/min \(offered GPU load ([\d.]+);/);
+    expect(replay!.pass).toBeNull();
+    expect(replay!.wallS).toBeGreaterThan(0);
+    // Half the default rate offers half the default's load (the same jobs over twice the time, give or take the last minute).
+    const load = Number(/offered GPU load ([\d.]+)/.exec(replay!.note)![1]);
+    const atDefault = JSON.parse(dlsim('bench', '--quick', '--json', '--rounds', '1', '--only', 'replay/fifo').stdout) as { cases: { pass: boolean | null; note: string }[] };
+    const defaultLoad = Number(/60\/min \(offered GPU load ([\d.]+)/.exec(atDefault.cases[0]!.note)![1]);
+    expect(load).toBeCloseTo(defaultLoad / 2, 1);
+    expect(atDefault.cases[0]!.pass).not.toBeNull();
+    // A case without a replay keeps its verdict.
+    expect(round!.pass).not.toBeNull();
+    for (const rate of ['0', '60001', 'fast']) {
+      const bad = dlsim('bench', '--quick', '--only', 'replay/fifo', '--arrivals-per-minute', rate);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      expect(bad.stderr).toMatch(/--arrivals-per-minute: expected/);
+    }
+  });
+
   it('stops a case that runs past --case-timeout and reports it as missing its target', () => {
     const run = dlsim('bench', '--quick', '--json', '--only', 'replay/tetris', '--case-timeout', '1');
     expect(run.code).toBe(0);
