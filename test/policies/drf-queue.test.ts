@@ -12,12 +12,14 @@ import { createDrf } from '../../src/policies/scheduling/drf.js';
 import { createDrfDynamic } from '../../src/policies/scheduling/drf-dynamic.js';
 import type { JobPhase, JobView, PlainSchedulingPolicy, SchedulingAction, SchedulingContext } from '../../src/policies/types.js';
 import { referenceDrf, referenceDrfDynamic } from './drf-reference.js';
+import { withoutViews } from '../helpers.js';
 
 /** The part of a job view the DRF schedulers read. */
 interface FakeJob {
   request: JobRequest;
   phase: JobPhase;
   queuePosition: number;
+  arrivalIndex: number;
   paused: boolean;
   workers: number;
   ps: number;
@@ -106,7 +108,7 @@ function holdsEqual(placementName: string, make: () => [PlainSchedulingPolicy, P
       for (const step of [...steps, { kind: 'wait' as const, seconds: INTERVAL_S }]) {
         if (step.kind === 'arrive') {
           for (const j of step.jobs) {
-            const job: FakeJob = { request: requestFor(`j${id++}`, j), phase: 'queued', queuePosition: ++position, paused: false, workers: 0, ps: 0 };
+            const job: FakeJob = { request: requestFor(`j${id}`, j), phase: 'queued', queuePosition: ++position, arrivalIndex: id++, paused: false, workers: 0, ps: 0 };
             queued.push(job);
             changes.queued.push(job);
           }
@@ -144,7 +146,10 @@ function holdsEqual(placementName: string, make: () => [PlainSchedulingPolicy, P
           changes: changes as unknown as SchedulingContext['changes'],
         } satisfies SchedulingContext;
         const expected = reference.schedule(context);
-        expect(actual.schedule(context)).toEqual(expected);
+        const decided = actual.schedule(context);
+        // Each start names the queued job's own view.
+        for (const d of decided) if (d.kind === 'start') expect(d.job).toBe(queued.find((j) => j.request.id === d.jobId));
+        expect(withoutViews(decided)).toEqual(expected);
         changes = { queued: [], started: [], stopped: [], resized: [] };
         apply(expected);
       }

@@ -215,7 +215,7 @@ function reallocate(context: SchedulingContext, weights: UserWeights): Schedulin
   for (const r of resizable.values()) {
     const kept = new Set(r.kept);
     plan.unreserve(r.tasks.filter((task) => !kept.has(task)));
-    candidates.push({ request: r.job.request, user: drfUser(r.job.request), running: true, held: heldBy(r.kept), workers: r.job.request.elastic!.minReplicas, planned: [], grants: 0 });
+    candidates.push({ request: r.job.request, view: null, user: drfUser(r.job.request), running: true, held: heldBy(r.kept), workers: r.job.request.elastic!.minReplicas, planned: [], grants: 0 });
   }
   for (const job of context.queued) candidates.push(queuedCandidate(job.request));
   const order = progressiveFill(candidates, { capacity, weights, usersHeld: runningHeld(context, new Set(resizable.keys())), placement: context.placement, scratch: plan });

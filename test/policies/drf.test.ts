@@ -65,17 +65,19 @@ function contextOf(
   runningJobs: { spec: JobSpec; tasks: TaskPlacement[] }[] = [],
 ): SchedulingContext {
   const cluster = new ClusterState(spec);
-  const running = runningJobs.map(({ spec: jobSpec, tasks }) => {
+  const running = runningJobs.map(({ spec: jobSpec, tasks }, index) => {
     cluster.allocate(jobSpec.id, tasks);
     const job = new JobRuntime(jobSpec, 1, { nowS: 0 });
+    job.arrivalIndex = index;
     job.phase = 'running';
     job.firstStartS = 0;
     job.workers = tasks.filter((t) => t.role === 'worker').length;
     job.ps = tasks.filter((t) => t.role === 'ps').length;
     return job;
   });
-  const queued = queuedSpecs.map((jobSpec) => {
+  const queued = queuedSpecs.map((jobSpec, index) => {
     const job = new JobRuntime(jobSpec, 1, { nowS: 0 });
+    job.arrivalIndex = running.length + index;
     job.phase = 'queued';
     return job;
   });
@@ -288,7 +290,7 @@ describe('drf-dynamic between re-allocations', () => {
     // and C (v) arrive and only one fits: u holds half the cluster, so C goes first although B was submitted earlier.
     const cluster = new ClusterState(cpuNode(4, 64));
     const job = (id: string, user: string, submitS: number): JobView =>
-      ({ request: { ...rigidCpuJob(id, submitS, 1, 2, 1, 100), user }, phase: 'queued', queuePosition: submitS, paused: false, workers: 0, ps: 0 }) as unknown as JobView;
+      ({ request: { ...rigidCpuJob(id, submitS, 1, 2, 1, 100), user }, phase: 'queued', queuePosition: submitS, arrivalIndex: submitS, paused: false, workers: 0, ps: 0 }) as unknown as JobView;
     const [a, b, c] = [job('A', 'u', 1), job('B', 'u', 2), job('C', 'v', 3)];
     const policy = createDrfDynamic({ intervalS: 10 });
     const pass = (nowS: number, queued: JobView[], running: JobView[], changes: Partial<SchedulingContext['changes']>): readonly SchedulingAction[] =>

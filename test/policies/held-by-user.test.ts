@@ -10,6 +10,7 @@ import type { JobPhase, JobView } from '../../src/policies/types.js';
 interface FakeJob {
   request: JobRequest;
   phase: JobPhase;
+  arrivalIndex: number;
 }
 
 /** What each user's running jobs hold, summed from scratch (non-zero users only). */
@@ -39,7 +40,7 @@ describe('HeldByUser', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
         const cluster = new ClusterState({ nodes: [{ name: 'n0', group: 'g', gpuType: 'A', gpus: 8, cpuMilli: 1_000_000, memMiB: 1_000_000, rack: 'r' }] });
-        const jobs: FakeJob[] = Array.from({ length: 8 }, (_, k) => ({ request: { id: `j${k}`, user: `u${k % 3}` } as JobRequest, phase: 'queued' }));
+        const jobs: FakeJob[] = Array.from({ length: 8 }, (_, k) => ({ request: { id: `j${k}`, user: `u${k % 3}` } as JobRequest, phase: 'queued', arrivalIndex: k }));
         const held = new HeldByUser();
         for (const { kind, job: k, cpu } of steps) {
           const job = jobs[k]!;

@@ -1,6 +1,6 @@
 import type { TaskPlacement } from '../../model/allocation.js';
 import type { JobView, PlainSchedulingPolicy, SchedulingAction, SchedulingContext } from '../types.js';
-import { DrfBook, type DrfOptions } from './drf.js';
+import { DrfBook, queuedView, type DrfOptions } from './drf.js';
 import { drfUser, heldBy, minimumRequest, smallestDrfStart, type DrfCandidate, type ResourceAmounts } from './drf-fill.js';
 
 /**
@@ -109,7 +109,7 @@ function reallocate(context: SchedulingContext, book: DrfBook, runningElastic: I
     held.gpuMilli += keptHeld.gpuMilli - fullHeld.gpuMilli;
     held.cpuMilli += keptHeld.cpuMilli - fullHeld.cpuMilli;
     held.memMiB += keptHeld.memMiB - fullHeld.memMiB;
-    running.push({ request: r.job.request, user, running: true, held: keptHeld, workers: r.job.request.elastic!.minReplicas, planned: [], grants: 0 });
+    running.push({ request: r.job.request, view: null, user, running: true, held: keptHeld, workers: r.job.request.elastic!.minReplicas, planned: [], grants: 0 });
   }
   const order = book.queue.fill({
     cluster: context.cluster,
@@ -132,6 +132,8 @@ function reallocate(context: SchedulingContext, book: DrfBook, runningElastic: I
     removals.set(c.request.id, remove);
   }
   const added = new Map<string, TaskPlacement[]>();
+  /** The queued jobs given tasks, by id. */
+  const startedViews = new Map<string, JobView>();
   const seen = new Map<string, number>();
   const stuck = new Set<string>();
   for (const { candidate: c, tasks: planned } of order) {
@@ -147,6 +149,7 @@ function reallocate(context: SchedulingContext, book: DrfBook, runningElastic: I
       continue;
     }
     added.set(id, [...(added.get(id) ?? []), ...tasks]);
+    if (!c.running) startedViews.set(id, queuedView(c));
   }
 
   // Running jobs in start order, then queued ones in queue order.
@@ -157,9 +160,9 @@ function reallocate(context: SchedulingContext, book: DrfBook, runningElastic: I
     const remove = removals.get(id) ?? [];
     if (add.length > 0 || remove.length > 0) actions.push({ kind: 'resize', jobId: id, add, remove });
   }
-  const starts = [...added.keys()].filter((id) => !resizable.has(id)).map((id) => ({ id, at: book.queue.positionOf(id) }));
-  starts.sort((a, b) => a.at - b.at);
-  for (const { id } of starts) actions.push({ kind: 'start', jobId: id, tasks: added.get(id)! });
+  const starts = [...added.keys()].filter((id) => !resizable.has(id)).map((id) => startedViews.get(id)!);
+  starts.sort((a, b) => a.queuePosition - b.queuePosition);
+  for (const job of starts) actions.push({ kind: 'start', jobId: job.request.id, tasks: added.get(job.request.id)!, job });
   return actions;
 }
 

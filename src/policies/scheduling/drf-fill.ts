@@ -2,7 +2,7 @@ import { assertNever } from '../../errors.js';
 import type { TaskPlacement } from '../../model/allocation.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobRequest, RoleSpec } from '../../model/job-spec.js';
-import type { JobShapeRequest, PlacementRequest, ReplicaRequest } from '../types.js';
+import type { JobShapeRequest, JobView, PlacementRequest, ReplicaRequest } from '../types.js';
 
 /** Resources a job or user holds (or the cluster has), in the simulator's integer units. */
 export interface ResourceAmounts {
@@ -20,6 +20,8 @@ export type UserWeights = Readonly<Record<string, number>>;
 /** A job DRF may give resources to in this pass, with what it holds so far in the plan. */
 export interface DrfCandidate {
   readonly request: JobRequest;
+  /** The queued job's view, when the queue handed it (its start then names it: see SchedulingAction); else null. */
+  readonly view: JobView | null;
   /** The DRF user the job's share counts toward (see drfUser). */
   readonly user: string;
   /** True when the job already runs (it grows by a resize), false for a queued one (it starts). */
@@ -66,8 +68,8 @@ export function capacityOf(cluster: ClusterView): ResourceAmounts {
 }
 
 /** A queued job as a candidate: it holds nothing yet. */
-export function queuedCandidate(request: JobRequest): DrfCandidate {
-  return { request, user: drfUser(request), running: false, held: noResources(), workers: 0, planned: [], grants: 0 };
+export function queuedCandidate(request: JobRequest, view: JobView | null = null): DrfCandidate {
+  return { request, view, user: drfUser(request), running: false, held: noResources(), workers: 0, planned: [], grants: 0 };
 }
 
 /** Nothing held. */

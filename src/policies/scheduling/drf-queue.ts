@@ -8,6 +8,7 @@ import { identicalGangKey } from './gang-key.js';
 import { fitsSomeGrown } from './grown-nodes.js';
 import type { HeldByUser } from './held-by-user.js';
 import { EMPTY_CLASSES_KEPT, EmptiedClasses } from './emptied-classes.js';
+import { arrivalIndexOf, grownList } from './job-keys.js';
 
 /** A place in DRF's order: a share first, then the job's submission time, then its id. */
 interface Rank {
@@ -38,6 +39,13 @@ interface NamedGang {
   readonly elastic: JobView['request']['elastic'];
   readonly signature: string;
   readonly gangKey: string | null;
+}
+
+/** Where a queued job stands: its user, its class and its rank among its user's jobs there. */
+interface QueuedEntry {
+  readonly user: UserState;
+  readonly shape: GangClass;
+  readonly rank: Rank;
 }
 
 /** A DRF user the queue has seen (kept while it has no queued job: see DrfQueue.users). */
@@ -126,7 +134,9 @@ export class DrfQueue {
   private readonly emptied = new EmptiedClasses<GangClass>(EMPTY_CLASSES_KEPT, (shape) => {
     if (shape.users.size === 0 && this.classes.get(shape.signature) === shape) this.classes.delete(shape.signature);
   });
-  private readonly entries = new Map<string, { readonly job: JobView; readonly user: UserState; readonly shape: GangClass; readonly rank: Rank }>();
+  /** Per queued job, by arrival index, where it stands (undefined: not in the queue); an array, not a map by id, so that jobs coming and going make no hash tables. */
+  private entries: (QueuedEntry | undefined)[] = [];
+  private count = 0;
   private readonly walk: SortedMap<ClassRank, GangClass> = new SortedMap<ClassRank, GangClass>(compareClassRanks);
   private readonly activeUsers: SortedMap<Rank, UserState> = new SortedMap<Rank, UserState>(compareRanks);
   private readonly deadClasses = new Set<GangClass>();
@@ -142,8 +152,6 @@ export class DrfQueue {
    * allocated. Another job with that list and the same three has the same first gang.
    */
   private readonly namedByRoles = new WeakMap<JobView['request']['roles'], NamedGang>();
-  /** Queue positions of the jobs the last pass took out of the queue. */
-  private readonly takenPositions = new Map<string, number>();
 
   /**
    * @param weights the users' weights
@@ -156,12 +164,7 @@ export class DrfQueue {
 
   /** Jobs in the queue. */
   get size(): number {
-    return this.entries.size;
-  }
-
-  /** Where a queued job stands in the queue (its JobView.queuePosition), or stood if the last pass started it. */
-  positionOf(jobId: string): number {
-    return this.entries.get(jobId)?.job.queuePosition ?? this.takenPositions.get(jobId)!;
+    return this.count;
   }
 
   /** Takes in what changed; the first call reads the whole queue (a policy made mid-run, or handed a queue directly). */
@@ -174,7 +177,7 @@ export class DrfQueue {
     }
     for (const list of [changes.queued, changes.started, changes.stopped, changes.resized]) {
       for (const job of list) {
-        this.remove(job.request.id);
+        this.remove(job);
         if (job.phase === 'queued') this.add(job);
       }
     }
@@ -196,8 +199,6 @@ export class DrfQueue {
    */
   fill(setup: DrfFillSetup): DrfGrant[] {
     const { scratch, placement } = setup;
-    // Clearing a map makes it a new table: skipped when it is empty.
-    if (this.takenPositions.size > 0) this.takenPositions.clear();
     this.reviveGrown(setup.cluster, scratch, setup.freedNodes ?? []);
     // Nothing to fill (most passes of a queue that keeps up): nothing is made for the pass.
     if (this.walk.size === 0 && this.activeUsers.size === 0 && (setup.heldOverride?.size ?? 0) === 0 && (setup.active?.length ?? 0) === 0) return [];
@@ -279,10 +280,9 @@ export class DrfQueue {
           }
           continue;
         }
-        this.remove(job.request.id);
+        this.remove(job);
         taken.push(job);
-        this.takenPositions.set(job.request.id, job.queuePosition);
-        const fresh = queuedCandidate(job.request);
+        const fresh = queuedCandidate(job.request, job);
         granted(user, fresh, tasks);
         if (nextRequest(fresh) !== null) user.active.push(fresh);
         this.rerank(user);
@@ -387,12 +387,13 @@ export class DrfQueue {
       return;
     }
     if (old !== undefined) shape.users.delete(old);
-    shape.rankOf.delete(user);
     if (first !== null) {
       const rank: Rank = { share: user.share, submitS: first.submitS, id: first.id };
       shape.users.set(rank, user);
+      // Set over the old entry: one change of the map, not a deletion and an addition.
       shape.rankOf.set(user, rank);
     } else {
+      shape.rankOf.delete(user);
       user.jobs.delete(shape);
     }
     this.reposition(shape);
@@ -448,15 +449,20 @@ export class DrfQueue {
     }
     const rank: Rank = { share: 0, submitS: request.submitS, id: request.id };
     jobs.set(rank, job);
-    this.entries.set(request.id, { job, user, shape, rank });
+    const index = arrivalIndexOf(job);
+    if (index >= this.entries.length) this.entries = grownList(this.entries, index);
+    this.entries[index] = { user, shape, rank };
+    this.count++;
     if (jobs.size === 1 || compareRanks(rank, jobs.minKey()!) === 0) this.placeUser(user, shape);
   }
 
-  private remove(jobId: string): void {
-    const entry = this.entries.get(jobId);
+  private remove(job: JobView): void {
+    const index = job.arrivalIndex;
+    const entry = this.entries[index];
     if (entry === undefined) return;
     const { user, shape, rank } = entry;
-    this.entries.delete(jobId);
+    this.entries[index] = undefined;
+    this.count--;
     const jobs = user.jobs.get(shape)!;
     const wasFirst = compareRanks(jobs.minKey()!, rank) === 0;
     jobs.delete(rank);

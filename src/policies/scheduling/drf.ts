@@ -1,7 +1,8 @@
-import type { PlainSchedulingPolicy, SchedulingAction, SchedulingContext } from '../types.js';
+import { InvariantError } from '../../errors.js';
+import type { JobView, PlainSchedulingPolicy, SchedulingAction, SchedulingContext } from '../types.js';
 import { DrfQueue } from './drf-queue.js';
 import { HeldByUser } from './held-by-user.js';
-import { smallestDrfStart, type DrfGrant, type UserWeights } from './drf-fill.js';
+import { smallestDrfStart, type DrfCandidate, type DrfGrant, type UserWeights } from './drf-fill.js';
 
 export { dominantShare, queuedCandidate, type ResourceAmounts, type UserWeights } from './drf-fill.js';
 
@@ -50,16 +51,22 @@ export class DrfBook {
   /** One admission pass: queued jobs start with what progressive filling gives them on the free capacity. */
   admit(context: SchedulingContext): SchedulingAction[] {
     const grants = this.queue.fill({ cluster: context.cluster, placement: context.placement, scratch: context.scratch(), allStart: true, ...(context.why === undefined ? {} : { why: context.why }) });
-    return startsOf(grants, (jobId) => this.queue.positionOf(jobId));
+    return startsOf(grants);
   }
 }
 
-/** A start action for every queued job given tasks, in queue order (`position` of a queued job's id). */
-export function startsOf(grants: readonly DrfGrant[], position: (jobId: string) => number): SchedulingAction[] {
+/** A start action for every queued job given tasks, in queue order, naming its view. */
+export function startsOf(grants: readonly DrfGrant[]): SchedulingAction[] {
   const started = new Set<DrfGrant['candidate']>();
   for (const { candidate } of grants) if (!candidate.running) started.add(candidate);
   return [...started]
-    .map((c) => ({ c, at: position(c.request.id) }))
-    .sort((a, b) => a.at - b.at)
-    .map(({ c }) => ({ kind: 'start' as const, jobId: c.request.id, tasks: c.planned }));
+    .map((c) => ({ c, view: queuedView(c) }))
+    .sort((a, b) => a.view.queuePosition - b.view.queuePosition)
+    .map(({ c, view }) => ({ kind: 'start' as const, jobId: c.request.id, tasks: c.planned, job: view }));
+}
+
+/** The view of a candidate the queue handed (every queued one). */
+export function queuedView(candidate: DrfCandidate): JobView {
+  if (candidate.view === null) throw new InvariantError(`drf: queued job ${candidate.request.id} came without its view`);
+  return candidate.view;
 }

@@ -1,6 +1,7 @@
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobView, QueueChanges } from '../types.js';
 import { drfUser, heldBy, type ResourceAmounts } from './drf-fill.js';
+import { arrivalIndexOf, grownList } from './job-keys.js';
 
 /**
  * What each DRF user's running jobs hold, kept from the changes a scheduling policy is told
@@ -8,7 +9,8 @@ import { drfUser, heldBy, type ResourceAmounts } from './drf-fill.js';
  * pass. Amounts are integers (thousandths and MiB), so the sums are exact in any order.
  */
 export class HeldByUser {
-  private readonly byJob = new Map<string, { readonly user: string; readonly held: ResourceAmounts }>();
+  /** Per running job, by arrival index, its user and what it holds (undefined: not counted); an array, so that jobs starting and stopping make no hash tables. */
+  private byJob: ({ readonly user: string; readonly held: ResourceAmounts } | undefined)[] = [];
   private readonly byUser = new Map<string, ResourceAmounts>();
   /** Users whose holdings changed since takeTouched was last called. */
   private touched = new Set<string>();
@@ -24,7 +26,7 @@ export class HeldByUser {
     }
     for (const list of [changes.started, changes.resized, changes.stopped, changes.queued]) {
       for (const job of list) {
-        this.drop(job.request.id);
+        this.drop(job);
         if (job.phase === 'running') this.put(cluster, job);
       }
     }
@@ -56,7 +58,9 @@ export class HeldByUser {
   private put(cluster: ClusterView, job: JobView): void {
     const held = heldBy(cluster.tasksOf(job.request.id) ?? []);
     const user = drfUser(job.request);
-    this.byJob.set(job.request.id, { user, held });
+    const index = arrivalIndexOf(job);
+    if (index >= this.byJob.length) this.byJob = grownList(this.byJob, index);
+    this.byJob[index] = { user, held };
     this.touched.add(user);
     const total = this.byUser.get(user);
     if (total === undefined) {
@@ -68,10 +72,10 @@ export class HeldByUser {
     total.memMiB += held.memMiB;
   }
 
-  private drop(jobId: string): void {
-    const entry = this.byJob.get(jobId);
+  private drop(job: JobView): void {
+    const entry = this.byJob[job.arrivalIndex];
     if (!entry) return;
-    this.byJob.delete(jobId);
+    this.byJob[job.arrivalIndex] = undefined;
     this.touched.add(entry.user);
     const total = this.byUser.get(entry.user)!;
     total.gpuMilli -= entry.held.gpuMilli;

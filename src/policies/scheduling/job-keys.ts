@@ -45,3 +45,10 @@ export function arrivalIndexOf(job: { readonly arrivalIndex: number; readonly re
   if (!(Number.isInteger(index) && index >= 0)) throw new InvariantError(`job ${job.request.id}: arrival index ${index} is not a whole number from 0`);
   return index;
 }
+
+/** A copy of `list` with room for `index` (at least twice as long), undefined past its entries: a per-job array by arrival index grown as jobs come. */
+export function grownList<T>(list: readonly (T | undefined)[], index: number): (T | undefined)[] {
+  const grown = new Array<T | undefined>(Math.max(index + 1, 2 * list.length, 64)).fill(undefined);
+  for (let k = 0; k < list.length; k++) grown[k] = list[k];
+  return grown;
+}

@@ -6,7 +6,7 @@ import { SortedMap } from '../../model/sorted-map.js';
 import { NO_ACTIONS, placementRequestOf, type JobView, type PlacementRequest, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 import { EMPTY_CLASSES_KEPT, EmptiedClasses } from './emptied-classes.js';
 import { fitsSomeGrown } from './grown-nodes.js';
-import { arrivalIndexOf, JobKeys } from './job-keys.js';
+import { arrivalIndexOf, grownList, JobKeys } from './job-keys.js';
 
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
 interface ShapeClass<V extends JobView> {
@@ -232,13 +232,6 @@ export class ShapeQueue<V extends JobView> {
       this.emptied.emptied(shape);
     }
   }
-}
-
-/** A copy of `list` with room for `index` (at least twice as long), undefined past its entries. */
-function grownList<T>(list: readonly (T | undefined)[], index: number): (T | undefined)[] {
-  const grown = new Array<T | undefined>(Math.max(index + 1, 2 * list.length, 64)).fill(undefined);
-  for (let k = 0; k < list.length; k++) grown[k] = list[k];
-  return grown;
 }
 
 /** Empty classes a queue keeps at most unless told otherwise (see EmptiedClasses). */
