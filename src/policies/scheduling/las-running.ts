@@ -3,6 +3,7 @@ import { BTree, type BTreeOf } from '../../model/btree.js';
 import { EventQueue } from '../../engine/event-queue.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobView } from '../types.js';
+import { arrivalIndexOf, grownList } from './job-keys.js';
 import { compareLasKeys, DUE_SLACK_S, queueOf, type LasKey } from './las-order.js';
 
 /** A running job as the index knows it. */
@@ -32,7 +33,9 @@ export interface RunningLas {
 export class LasRunning {
   /** Running jobs of queues below the top one, lowest priority first (last queue, latest arrival). */
   private readonly lowestFirst: BTreeOf<LasKey, RunningLas> = new BTree<LasKey, RunningLas>(undefined, (a, b) => compareLasKeys(b, a));
-  private readonly byId = new Map<string, RunningLas>();
+  /** Per running job, by arrival index, its entry (undefined: not indexed); an array, so that jobs starting and stopping make no hash tables. */
+  private byIndex: (RunningLas | undefined)[] = [];
+  private count = 0;
   /**
    * Running jobs that may be demoted, in the engine's event queue by the time they are due (ties in
    * the order added). An entry whose job left or was taken in again since stays until its time
@@ -58,12 +61,12 @@ export class LasRunning {
 
   /** Running jobs indexed. */
   get size(): number {
-    return this.byId.size;
+    return this.count;
   }
 
   /** Takes a job in as it runs now, or out when it no longer runs. */
   update(view: JobView, cluster: ClusterView, nowS: number): void {
-    this.remove(view.request.id);
+    this.remove(view);
     if (view.phase === 'running') this.add(view, cluster, nowS);
   }
 
@@ -76,7 +79,7 @@ export class LasRunning {
       if (entry.indexed) due.push(entry);
     }
     for (const entry of due) {
-      this.remove(entry.view.request.id);
+      this.remove(entry.view);
       this.add(entry.view, cluster, nowS);
     }
     return due.length > 0;
@@ -116,17 +119,21 @@ export class LasRunning {
     for (let k = 0; k < tasks.length; k++) gpuSlots += tasks[k]!.gpuIndices.length;
     const dueS = queue < this.thresholdsGpuS.length && view.gpus > 0 ? nowS + (this.thresholdsGpuS[queue]! - serviceGpuS) / view.gpus : null;
     const entry: RunningLas = { view, key: { queue, submitS: view.request.submitS, id }, gpuSlots, tasks, indexed: true };
-    this.byId.set(id, entry);
+    const index = arrivalIndexOf(view);
+    if (index >= this.byIndex.length) this.byIndex = grownList(this.byIndex, index);
+    this.byIndex[index] = entry;
+    this.count++;
     if (queue > 0) this.lowestFirst.set(entry.key, entry);
     if (dueS !== null) this.demotions.push(dueS, entry);
     this.counts[queue]!++;
     this.slots[queue]! += gpuSlots;
   }
 
-  private remove(jobId: string): void {
-    const entry = this.byId.get(jobId);
+  private remove(view: JobView): void {
+    const entry = this.byIndex[view.arrivalIndex];
     if (!entry) return;
-    this.byId.delete(jobId);
+    this.byIndex[view.arrivalIndex] = undefined;
+    this.count--;
     entry.indexed = false;
     if (entry.key.queue > 0) this.lowestFirst.delete(entry.key);
     this.counts[entry.key.queue]!--;
