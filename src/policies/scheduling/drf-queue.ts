@@ -8,7 +8,7 @@ import { identicalGangKey } from './gang-key.js';
 import { fitsSomeGrown } from './grown-nodes.js';
 import type { HeldByUser } from './held-by-user.js';
 import { EMPTY_CLASSES_KEPT, EmptiedClasses } from './emptied-classes.js';
-import { arrivalIndexOf, grownList } from './job-keys.js';
+import { ByArrival } from './by-arrival.js';
 
 /** A place in DRF's order: a share first, then the job's submission time, then its id. */
 interface Rank {
@@ -134,9 +134,8 @@ export class DrfQueue {
   private readonly emptied = new EmptiedClasses<GangClass>(EMPTY_CLASSES_KEPT, (shape) => {
     if (shape.users.size === 0 && this.classes.get(shape.signature) === shape) this.classes.delete(shape.signature);
   });
-  /** Per queued job, by arrival index, where it stands (undefined: not in the queue); an array, not a map by id, so that jobs coming and going make no hash tables. */
-  private entries: (QueuedEntry | undefined)[] = [];
-  private count = 0;
+  /** Where each queued job stands. */
+  private readonly entries = new ByArrival<QueuedEntry>();
   private readonly walk: SortedMap<ClassRank, GangClass> = new SortedMap<ClassRank, GangClass>(compareClassRanks);
   private readonly activeUsers: SortedMap<Rank, UserState> = new SortedMap<Rank, UserState>(compareRanks);
   private readonly deadClasses = new Set<GangClass>();
@@ -164,7 +163,7 @@ export class DrfQueue {
 
   /** Jobs in the queue. */
   get size(): number {
-    return this.count;
+    return this.entries.size;
   }
 
   /** Takes in what changed; the first call reads the whole queue (a policy made mid-run, or handed a queue directly). */
@@ -449,20 +448,14 @@ export class DrfQueue {
     }
     const rank: Rank = { share: 0, submitS: request.submitS, id: request.id };
     jobs.set(rank, job);
-    const index = arrivalIndexOf(job);
-    if (index >= this.entries.length) this.entries = grownList(this.entries, index);
-    this.entries[index] = { user, shape, rank };
-    this.count++;
+    this.entries.set(job, { user, shape, rank });
     if (jobs.size === 1 || compareRanks(rank, jobs.minKey()!) === 0) this.placeUser(user, shape);
   }
 
   private remove(job: JobView): void {
-    const index = job.arrivalIndex;
-    const entry = this.entries[index];
+    const entry = this.entries.take(job);
     if (entry === undefined) return;
     const { user, shape, rank } = entry;
-    this.entries[index] = undefined;
-    this.count--;
     const jobs = user.jobs.get(shape)!;
     const wasFirst = compareRanks(jobs.minKey()!, rank) === 0;
     jobs.delete(rank);

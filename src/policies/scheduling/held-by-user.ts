@@ -1,7 +1,7 @@
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobView, QueueChanges } from '../types.js';
 import { drfUser, heldBy, type ResourceAmounts } from './drf-fill.js';
-import { arrivalIndexOf, grownList } from './job-keys.js';
+import { ByArrival } from './by-arrival.js';
 
 /**
  * What each DRF user's running jobs hold, kept from the changes a scheduling policy is told
@@ -9,8 +9,8 @@ import { arrivalIndexOf, grownList } from './job-keys.js';
  * pass. Amounts are integers (thousandths and MiB), so the sums are exact in any order.
  */
 export class HeldByUser {
-  /** Per running job, by arrival index, its user and what it holds (undefined: not counted); an array, so that jobs starting and stopping make no hash tables. */
-  private byJob: ({ readonly user: string; readonly held: ResourceAmounts } | undefined)[] = [];
+  /** Each running job's user and what it holds. */
+  private readonly byJob = new ByArrival<{ readonly user: string; readonly held: ResourceAmounts }>();
   private readonly byUser = new Map<string, ResourceAmounts>();
   /** Users whose holdings changed since takeTouched was last called. */
   private touched = new Set<string>();
@@ -58,9 +58,7 @@ export class HeldByUser {
   private put(cluster: ClusterView, job: JobView): void {
     const held = heldBy(cluster.tasksOf(job.request.id) ?? []);
     const user = drfUser(job.request);
-    const index = arrivalIndexOf(job);
-    if (index >= this.byJob.length) this.byJob = grownList(this.byJob, index);
-    this.byJob[index] = { user, held };
+    this.byJob.set(job, { user, held });
     this.touched.add(user);
     const total = this.byUser.get(user);
     if (total === undefined) {
@@ -73,9 +71,8 @@ export class HeldByUser {
   }
 
   private drop(job: JobView): void {
-    const entry = this.byJob[job.arrivalIndex];
+    const entry = this.byJob.take(job);
     if (!entry) return;
-    this.byJob[job.arrivalIndex] = undefined;
     this.touched.add(entry.user);
     const total = this.byUser.get(entry.user)!;
     total.gpuMilli -= entry.held.gpuMilli;

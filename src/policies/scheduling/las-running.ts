@@ -3,7 +3,7 @@ import { BTree, type BTreeOf } from '../../model/btree.js';
 import { EventQueue } from '../../engine/event-queue.js';
 import type { ClusterView } from '../../model/cluster-state.js';
 import type { JobView } from '../types.js';
-import { arrivalIndexOf, grownList } from './job-keys.js';
+import { ByArrival } from './by-arrival.js';
 import { compareLasKeys, DUE_SLACK_S, queueOf, type LasKey } from './las-order.js';
 
 /** A running job as the index knows it. */
@@ -33,9 +33,8 @@ export interface RunningLas {
 export class LasRunning {
   /** Running jobs of queues below the top one, lowest priority first (last queue, latest arrival). */
   private readonly lowestFirst: BTreeOf<LasKey, RunningLas> = new BTree<LasKey, RunningLas>(undefined, (a, b) => compareLasKeys(b, a));
-  /** Per running job, by arrival index, its entry (undefined: not indexed); an array, so that jobs starting and stopping make no hash tables. */
-  private byIndex: (RunningLas | undefined)[] = [];
-  private count = 0;
+  /** Each running job's entry. */
+  private readonly entries = new ByArrival<RunningLas>();
   /**
    * Running jobs that may be demoted, in the engine's event queue by the time they are due (ties in
    * the order added). An entry whose job left or was taken in again since stays until its time
@@ -61,7 +60,7 @@ export class LasRunning {
 
   /** Running jobs indexed. */
   get size(): number {
-    return this.count;
+    return this.entries.size;
   }
 
   /** Takes a job in as it runs now, or out when it no longer runs. */
@@ -119,10 +118,7 @@ export class LasRunning {
     for (let k = 0; k < tasks.length; k++) gpuSlots += tasks[k]!.gpuIndices.length;
     const dueS = queue < this.thresholdsGpuS.length && view.gpus > 0 ? nowS + (this.thresholdsGpuS[queue]! - serviceGpuS) / view.gpus : null;
     const entry: RunningLas = { view, key: { queue, submitS: view.request.submitS, id }, gpuSlots, tasks, indexed: true };
-    const index = arrivalIndexOf(view);
-    if (index >= this.byIndex.length) this.byIndex = grownList(this.byIndex, index);
-    this.byIndex[index] = entry;
-    this.count++;
+    this.entries.set(view, entry);
     if (queue > 0) this.lowestFirst.set(entry.key, entry);
     if (dueS !== null) this.demotions.push(dueS, entry);
     this.counts[queue]!++;
@@ -130,10 +126,8 @@ export class LasRunning {
   }
 
   private remove(view: JobView): void {
-    const entry = this.byIndex[view.arrivalIndex];
+    const entry = this.entries.take(view);
     if (!entry) return;
-    this.byIndex[view.arrivalIndex] = undefined;
-    this.count--;
     entry.indexed = false;
     if (entry.key.queue > 0) this.lowestFirst.delete(entry.key);
     this.counts[entry.key.queue]!--;

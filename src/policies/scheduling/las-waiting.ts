@@ -8,7 +8,7 @@ import { compareDue, compareLasKeys, DUE_SLACK_S, type LasKey } from './las-orde
 import { EMPTY_CLASSES_KEPT, EmptiedClasses } from './emptied-classes.js';
 import { identicalReplicas } from './shape-queue.js';
 import { fitsSomeGrown } from './grown-nodes.js';
-import { arrivalIndexOf, grownList } from './job-keys.js';
+import { ByArrival } from './by-arrival.js';
 
 /** Waiting jobs of one queue that ask for the same gang, by arrival. */
 interface LasClass {
@@ -73,9 +73,8 @@ export class LasWaiting {
     const classes = this.classes[shape.queue]!;
     if (shape.jobs.size === 0 && classes.get(shape.gang) === shape) classes.delete(shape.gang);
   });
-  /** Per waiting job, by arrival index, its entry (undefined: not indexed); an array, so that jobs coming and going make no hash tables. */
-  private byIndex: (WaitingLas | undefined)[] = [];
-  private count = 0;
+  /** Each waiting job's entry. */
+  private readonly entries = new ByArrival<WaitingLas>();
   private readonly walkOrder: SortedMap<LasKey, LasClass> = new SortedMap<LasKey, LasClass>(compareLasKeys);
   private readonly promotions: SortedMap<readonly [number, number], WaitingLas> = new SortedMap<readonly [number, number], WaitingLas>(compareDue);
   private readonly deadClasses = new Set<LasClass>();
@@ -88,7 +87,7 @@ export class LasWaiting {
 
   /** Waiting jobs indexed. */
   get size(): number {
-    return this.count;
+    return this.entries.size;
   }
 
   /** Takes a job in as it waits now (its standing read afresh), or out when it no longer waits. */
@@ -221,20 +220,15 @@ export class LasWaiting {
     shape.jobs.set(key, view);
     const dueKey: readonly [number, number] | null = promoteDueS === null ? null : [promoteDueS, this.sequence++];
     const entry: WaitingLas = { view, key, shape, dueKey };
-    const index = arrivalIndexOf(view);
-    if (index >= this.byIndex.length) this.byIndex = grownList(this.byIndex, index);
-    this.byIndex[index] = entry;
-    this.count++;
+    this.entries.set(view, entry);
     if (dueKey !== null) this.promotions.set(dueKey, entry);
     if (!shape.dead && (shape.walkKey === null || compareLasKeys(key, shape.walkKey) < 0)) this.enterAfter(shape, undefined);
   }
 
   private remove(view: JobView): void {
-    const entry = this.byIndex[view.arrivalIndex];
+    const entry = this.entries.take(view);
     if (!entry) return;
     const { shape, key } = entry;
-    this.byIndex[view.arrivalIndex] = undefined;
-    this.count--;
     if (entry.dueKey !== null) this.promotions.delete(entry.dueKey);
     shape.jobs.delete(key);
     if (shape.walkKey !== null && compareLasKeys(key, shape.walkKey) === 0) this.enterAfter(shape, key);

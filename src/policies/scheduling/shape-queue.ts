@@ -6,7 +6,7 @@ import { SortedMap } from '../../model/sorted-map.js';
 import { NO_ACTIONS, placementRequestOf, type JobView, type PlacementRequest, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 import { EMPTY_CLASSES_KEPT, EmptiedClasses } from './emptied-classes.js';
 import { fitsSomeGrown } from './grown-nodes.js';
-import { arrivalIndexOf, grownList, JobKeys } from './job-keys.js';
+import { arrivalIndexOf, ByArrival, JobKeys } from './by-arrival.js';
 
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
 interface ShapeClass<V extends JobView> {
@@ -54,9 +54,8 @@ export class ShapeQueue<V extends JobView> {
   private readonly emptied: EmptiedClasses<ShapeClass<V>>;
   /** The order keys of its jobs, by arrival index (jobs are ordered by them wherever they are kept). */
   private readonly keys = new JobKeys();
-  /** Per job, by arrival index, the class it is queued in (undefined: not queued here). */
-  private classOf: (ShapeClass<V> | undefined)[] = [];
-  private count = 0;
+  /** The class each queued job is in. */
+  private readonly classOf = new ByArrival<ShapeClass<V>>();
   /** Classes in the walk, by their next job. */
   private readonly walk = new SortedMap<number, ShapeClass<V>>(this.keys.compare);
   private readonly deadClasses = new Set<ShapeClass<V>>();
@@ -88,7 +87,7 @@ export class ShapeQueue<V extends JobView> {
 
   /** Jobs in the queue. */
   get size(): number {
-    return this.count;
+    return this.classOf.size;
   }
 
   /** Takes in what changed in the queue: jobs now queued are (re)placed by their order key, others leave. */
@@ -211,19 +210,15 @@ export class ShapeQueue<V extends JobView> {
     // Written before the job joins any ordered set (a job queued again gets its new key here).
     this.keys.write(index, this.orderKey(job, this.taken++));
     shape.jobs.set(index, job);
-    if (index >= this.classOf.length) this.classOf = grownList(this.classOf, index);
-    this.classOf[index] = shape;
-    this.count++;
+    this.classOf.set(job, shape);
     this.why?.joinGroup(job, shape.gang);
     if (!shape.dead && (shape.nextKey < 0 || this.keys.compare(index, shape.nextKey) < 0)) this.enterAfter(shape, undefined);
   }
 
   private remove(job: V): void {
-    const index = job.arrivalIndex;
-    const shape = this.classOf[index];
+    const shape = this.classOf.take(job);
     if (shape === undefined) return;
-    this.classOf[index] = undefined;
-    this.count--;
+    const index = job.arrivalIndex;
     shape.jobs.delete(index);
     if (shape.nextKey === index) this.enterAfter(shape, index);
     if (shape.jobs.size === 0) {

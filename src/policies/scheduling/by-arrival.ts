@@ -46,9 +46,43 @@ export function arrivalIndexOf(job: { readonly arrivalIndex: number; readonly re
   return index;
 }
 
-/** A copy of `list` with room for `index` (at least twice as long), undefined past its entries: a per-job array by arrival index grown as jobs come. */
-export function grownList<T>(list: readonly (T | undefined)[], index: number): (T | undefined)[] {
-  const grown = new Array<T | undefined>(Math.max(index + 1, 2 * list.length, 64)).fill(undefined);
-  for (let k = 0; k < list.length; k++) grown[k] = list[k];
-  return grown;
+/**
+ * Values kept per job by arrival index: an array grown as jobs come. A map by job id that jobs keep
+ * joining and leaving fills with deleted entries and makes its table again and again, and in a long
+ * run each table lived long enough to be copied into the old generation.
+ */
+export class ByArrival<T> {
+  private values: (T | undefined)[] = [];
+  private count = 0;
+
+  /** Jobs with a value. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** The job's value, or undefined. */
+  get(job: { readonly arrivalIndex: number }): T | undefined {
+    return this.values[job.arrivalIndex];
+  }
+
+  /** Sets the job's value (its arrival index checked: see arrivalIndexOf). */
+  set(job: { readonly arrivalIndex: number; readonly request: { readonly id: string } }, value: T): void {
+    const index = arrivalIndexOf(job);
+    if (index >= this.values.length) {
+      const grown = new Array<T | undefined>(Math.max(index + 1, 2 * this.values.length, 64)).fill(undefined);
+      for (let k = 0; k < this.values.length; k++) grown[k] = this.values[k];
+      this.values = grown;
+    }
+    if (this.values[index] === undefined) this.count++;
+    this.values[index] = value;
+  }
+
+  /** Takes the job's value out and returns it (undefined when it had none). */
+  take(job: { readonly arrivalIndex: number }): T | undefined {
+    const value = this.values[job.arrivalIndex];
+    if (value === undefined) return undefined;
+    this.values[job.arrivalIndex] = undefined;
+    this.count--;
+    return value;
+  }
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvariantError } from '../../src/errors.js';
 import { compareNumberLists } from '../../src/model/btree.js';
-import { arrivalIndexOf, JobKeys } from '../../src/policies/scheduling/job-keys.js';
+import { arrivalIndexOf, ByArrival, JobKeys } from '../../src/policies/scheduling/by-arrival.js';
 
 describe('JobKeys: queued jobs ordered by keys kept in one array by arrival index', () => {
   it('orders jobs as their key lists order, keys written in any order and rewritten', () => {
@@ -52,5 +52,39 @@ describe('arrivalIndexOf', () => {
   it('refuses a job without one, naming it', () => {
     for (const bad of [-1, 1.5, Number.NaN]) expect(() => arrivalIndexOf(job(bad))).toThrow(InvariantError);
     expect(() => arrivalIndexOf(job(-1))).toThrow('job j1: arrival index -1 is not a whole number from 0');
+  });
+});
+
+describe('ByArrival: values per job by arrival index', () => {
+  const job = (arrivalIndex: number) => ({ arrivalIndex, request: { id: `j${arrivalIndex}` } });
+
+  it('keeps what a map by job would, through sets, overwrites and takes in any order', () => {
+    const op = fc.tuple(fc.constantFrom('set', 'take'), fc.nat(200), fc.integer());
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 80 }), (ops) => {
+        const values = new ByArrival<number>();
+        const expected = new Map<number, number>();
+        for (const [kind, index, value] of ops) {
+          if (kind === 'set') {
+            values.set(job(index), value);
+            expected.set(index, value);
+          } else {
+            expect(values.take(job(index))).toBe(expected.get(index));
+            expected.delete(index);
+          }
+          expect(values.size).toBe(expected.size);
+        }
+        for (let index = 0; index <= 200; index++) expect(values.get(job(index))).toBe(expected.get(index));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('refuses to set a value for a job without an arrival index, naming it', () => {
+    const values = new ByArrival<number>();
+    expect(() => values.set(job(-1), 1)).toThrow('job j-1: arrival index -1 is not a whole number from 0');
+    expect(values.size).toBe(0);
+    expect(values.get(job(-1))).toBeUndefined();
+    expect(values.take(job(-1))).toBeUndefined();
   });
 });
