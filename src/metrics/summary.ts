@@ -178,7 +178,7 @@ export function buildSummary(input: SummaryInput): RunSummary {
     ...pass.users.result(roundS, roundRatio),
     events: input.events,
     perf: { wallS: 0, eventsPerS: 0 },
-    ...(pass.spot.length > 0 ? priorityClassesOf(jobs, pass.spot) : {}),
+    ...(pass.spot.length > 0 ? priorityClassesOf(pass.high, pass.spot) : {}),
   };
 }
 
@@ -220,7 +220,8 @@ class SummaryPass {
   completedQueuedS = 0;
   dataWorkersSum = 0;
   readonly users = new UserTallies();
-  /** Spot jobs, in order. */
+  /** High-priority and spot jobs, each in order. */
+  readonly high: JobRecord[] = [];
   readonly spot: JobRecord[] = [];
 
   constructor(
@@ -243,7 +244,9 @@ class SummaryPass {
     this.oomKills += job.oomKills;
     this.lostGpuS += job.lostGpuS;
     this.downtimeGpuS += job.downtimeGpuS;
-    if (job.priorityClass === 'spot') this.spot.push(job);
+    const priorityClass = job.priorityClass;
+    if (priorityClass === 'spot') this.spot.push(job);
+    else if (priorityClass === 'high') this.high.push(job);
     this.users.add(job);
     const phase = job.phase;
     if (phase === 'failed') this.failed++;
@@ -285,9 +288,8 @@ function addRatios(sums: RatioSums, weight: number, ettr: number, runtime: numbe
   sums.runtimeSum += weight * runtime;
 }
 
-/** Per-class results, as a summary key, of a workload with spot jobs (`spot`: its spot jobs, in order). */
-function priorityClassesOf(jobs: readonly JobRecord[], spot: readonly JobRecord[]): { priorityClasses: PriorityClassesSummary } {
-  const high = jobs.filter((j) => j.priorityClass === 'high');
+/** Per-class results, as a summary key, of a workload with spot jobs (its high-priority and spot jobs, each in order). */
+function priorityClassesOf(high: readonly JobRecord[], spot: readonly JobRecord[]): { priorityClasses: PriorityClassesSummary } {
   return {
     priorityClasses: {
       high: classSummary(high),

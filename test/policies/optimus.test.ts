@@ -243,6 +243,7 @@ describe('optimus learns and never peeks', () => {
     // A whole scheduling pass on blind views: it starts the queued job without touching the truth.
     const cluster = new ClusterState(gpuCluster(2, 8));
     const queued = new JobRuntime(psJob('q', 0, CURVE), 1, { nowS: 0 });
+    queued.arrivalIndex = 0;
     queued.phase = 'queued';
     const context: SchedulingContext = {
       nowS: 0,
@@ -267,6 +268,7 @@ describe('optimus between re-plans', () => {
     const cluster = new ClusterState(gpuCluster(1, 8));
     cluster.allocate('filler', [{ role: 'worker', nodeIndex: 0, gpuIndices: [0, 1, 2, 3, 4, 5, 6, 7], demand: gpuDemand(8) }]);
     const job = new JobRuntime(psJob('q', 0, CURVE), 1, { nowS: 0 });
+    job.arrivalIndex = 0;
     job.phase = 'queued';
     job.progressSteps = 9000;
     let reads = 0;

@@ -132,7 +132,7 @@ function reallocate(context: SchedulingContext, book: DrfBook, runningElastic: I
     removals.set(c.request.id, remove);
   }
   const added = new Map<string, TaskPlacement[]>();
-  /** The queued jobs given tasks, by id. */
+  /** The queued jobs given tasks, by id: they start. */
   const startedViews = new Map<string, JobView>();
   const seen = new Map<string, number>();
   const stuck = new Set<string>();
@@ -160,8 +160,7 @@ function reallocate(context: SchedulingContext, book: DrfBook, runningElastic: I
     const remove = removals.get(id) ?? [];
     if (add.length > 0 || remove.length > 0) actions.push({ kind: 'resize', jobId: id, add, remove });
   }
-  const starts = [...added.keys()].filter((id) => !resizable.has(id)).map((id) => startedViews.get(id)!);
-  starts.sort((a, b) => a.queuePosition - b.queuePosition);
+  const starts = [...startedViews.values()].sort((a, b) => a.queuePosition - b.queuePosition);
   for (const job of starts) actions.push({ kind: 'start', jobId: job.request.id, tasks: added.get(job.request.id)!, job });
   return actions;
 }

@@ -3,6 +3,7 @@ import type { CapacityScratch } from '../../model/capacity.js';
 import type { JobRequest } from '../../model/job-spec.js';
 import type { JobView, QueueChanges, SchedulingAction, SchedulingContext } from '../types.js';
 import { ShapeQueue } from './shape-queue.js';
+import { ByArrival } from './by-arrival.js';
 
 /**
  * True for the jobs Optimus sizes itself: elastic PS jobs with a worker and a PS role and no other
@@ -28,7 +29,8 @@ export class OptimusQueue {
   private readonly rigid = new ShapeQueue<JobView>((job, tie) => [job.queuePosition, tie]);
   /** Queued elastic PS jobs by queue position. */
   private readonly elastic: BTreeOf<number, JobView> = new BTree<number, JobView>();
-  private readonly positionOf = new Map<JobView, number>();
+  /** Each queued elastic job's key in `elastic`. */
+  private readonly positionOf = new ByArrival<number>();
   private elasticSeeded = false;
   private rigidSeeded = false;
   /** The pass's changes of rigid jobs: lists filled again at every pass (filtering made four arrays a pass). */
@@ -80,9 +82,8 @@ export class OptimusQueue {
   }
 
   private removeElastic(job: JobView): void {
-    const position = this.positionOf.get(job);
+    const position = this.positionOf.take(job);
     if (position === undefined) return;
-    this.positionOf.delete(job);
     if (this.elastic.get(position) === job) this.elastic.delete(position);
   }
 }

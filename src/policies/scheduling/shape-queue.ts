@@ -6,7 +6,7 @@ import { SortedMap } from '../../model/sorted-map.js';
 import { NO_ACTIONS, placementRequestOf, type JobView, type PlacementRequest, type WaitExplainer, type QueueChanges, type SchedulingAction, type SchedulingContext } from '../types.js';
 import { EMPTY_CLASSES_KEPT, EmptiedClasses } from './emptied-classes.js';
 import { fitsSomeGrown } from './grown-nodes.js';
-import { arrivalIndexOf, ByArrival, JobKeys } from './by-arrival.js';
+import { ByArrival, JobKeys } from './by-arrival.js';
 
 /** Queued jobs that ask for the same gang (same replicas, GPU models and kind), in the policy's order. */
 interface ShapeClass<V extends JobView> {
@@ -199,7 +199,6 @@ export class ShapeQueue<V extends JobView> {
   }
 
   private add(job: V): void {
-    const index = arrivalIndexOf(job);
     const gang = this.gangs.idOf(job.request);
     let shape = this.classes.get(gang);
     if (!shape) {
@@ -207,10 +206,11 @@ export class ShapeQueue<V extends JobView> {
       shape = { gang, jobs: new SortedMap<number, V>(this.keys.compare), identical, example: job.request, nextKey: -1, dead: false, movedIn: 0 };
       this.classes.set(gang, shape);
     }
-    // Written before the job joins any ordered set (a job queued again gets its new key here).
+    // Its arrival index checked here; its key written before it joins any ordered set (a job queued again gets its new key here).
+    this.classOf.set(job, shape);
+    const index = job.arrivalIndex;
     this.keys.write(index, this.orderKey(job, this.taken++));
     shape.jobs.set(index, job);
-    this.classOf.set(job, shape);
     this.why?.joinGroup(job, shape.gang);
     if (!shape.dead && (shape.nextKey < 0 || this.keys.compare(index, shape.nextKey) < 0)) this.enterAfter(shape, undefined);
   }
